@@ -1,0 +1,52 @@
+"""Events the gateway records on a person's behalf."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from contracts.events import Event
+from contracts.registry import REGISTRY
+from contracts.values import Frozen, PlanStep
+
+MAX_QUERY_CHARS = 2000
+
+
+class QueryOptions(Frozen):
+    require_approval: bool = False
+
+
+@REGISTRY.event
+class QueryReceived(Event):
+    """A person asked a question; this starts a run."""
+
+    event_type = "QueryReceived"
+    producer = "gateway"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    options: QueryOptions = QueryOptions()
+
+
+@REGISTRY.event
+class PlanApproved(Event):
+    """The person approved the plan, possibly with edited steps."""
+
+    event_type = "PlanApproved"
+    producer = "gateway"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    modified_steps: list[PlanStep] | None = None
+
+
+@REGISTRY.event
+class PlanRejected(Event):
+    event_type = "PlanRejected"
+    producer = "gateway"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    reason: str | None = None

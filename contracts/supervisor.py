@@ -1,0 +1,105 @@
+"""Events of the supervisor: the decisions of a run."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from contracts.events import Event
+from contracts.registry import REGISTRY
+from contracts.values import Citation, DocumentRef, PlanStep, Team
+
+
+@REGISTRY.event
+class PlanApprovalRequested(Event):
+    event_type = "PlanApprovalRequested"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    steps: list[PlanStep]
+
+
+@REGISTRY.event
+class StepStarted(Event):
+    """A step was dispatched to its team; its inputs include its dependencies' results."""
+
+    event_type = "StepStarted"
+    producer = "supervisor"
+    routing_field = "team"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    step_id: str
+    team: Team
+    task: str
+    inputs: dict[str, Any] = {}
+    dependency_results: dict[str, dict[str, Any]] = {}
+    attempt: int = Field(default=1, ge=1)
+    timeout_s: float = Field(gt=0)
+
+
+@REGISTRY.event
+class StepSkipped(Event):
+    event_type = "StepSkipped"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    step_id: str
+    reason: str
+
+
+@REGISTRY.event
+class StepRetried(Event):
+    event_type = "StepRetried"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    step_id: str
+    next_attempt: int = Field(ge=2)
+    delay_s: float = Field(ge=0)
+    reason: str
+
+
+@REGISTRY.event
+class ResponseReady(Event):
+    """The run's answer, built only from what its steps produced."""
+
+    event_type = "ResponseReady"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    response_type: Literal["answer", "guidance", "error"]
+    answer: str
+    listings: list[dict[str, Any]] = []
+    citations: list[Citation] = []
+    insights: list[str] = []
+    documents: list[DocumentRef] = []
+    failed_steps: list[str] = []
+    metadata: dict[str, Any] = {}
+
+
+@REGISTRY.event
+class RunFailed(Event):
+    event_type = "RunFailed"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    code: str
+    reason: str
+
+
+@REGISTRY.event
+class RunCancelled(Event):
+    event_type = "RunCancelled"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    reason: str
+    requested_by: Literal["person", "operator", "system"] = "person"

@@ -1,0 +1,1 @@
+"""Infrastructure shared by every service: settings, event store, bus, servers, CLI. No domain logic."""

@@ -1,0 +1,74 @@
+"""Fixtures shared by every tier. Integration tests get a database of their own and a NATS
+namespace of their own on real servers, so they never see each other's events."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import nats
+import psycopg
+import pytest
+from nats.aio.client import Client as NATS
+from psycopg_pool import AsyncConnectionPool
+
+from services.platform.db import migrate, open_pool
+from services.platform.eventstore import EventStore
+from services.platform.settings import InfraSettings
+from tests.servers import ServerUrls, real_servers
+
+
+@pytest.fixture(scope="session")
+def server_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUrls]:
+    with real_servers(tmp_path_factory.mktemp("servers")) as urls:
+        yield urls
+
+
+def database_on(server_url: str, name: str) -> str:
+    base, _, _ = server_url.rpartition("/")
+    return f"{base}/{name}"
+
+
+@pytest.fixture
+def database_url(server_urls: ServerUrls) -> Iterator[str]:
+    """A fresh, migrated database for one test, dropped afterwards."""
+    name = f"jipsa_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_urls.database_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = database_on(server_urls.database_url, name)
+    migrate(url)
+    yield url
+    with psycopg.connect(server_urls.database_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def namespace() -> str:
+    return f"t{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def infra(database_url: str, server_urls: ServerUrls, namespace: str, tmp_path: Path) -> InfraSettings:
+    return InfraSettings(
+        DATABASE_URL=database_url, NATS_URL=server_urls.nats_url, JIPSA_NAMESPACE=namespace, JIPSA_DATA_DIR=tmp_path
+    )
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+    p = await open_pool(database_url)
+    yield p
+    await p.close()
+
+
+@pytest.fixture
+async def store(pool: AsyncConnectionPool) -> EventStore:
+    return EventStore(pool)
+
+
+@pytest.fixture
+async def nc(server_urls: ServerUrls) -> AsyncIterator[NATS]:
+    client = await nats.connect(server_urls.nats_url)
+    yield client
+    await client.drain()
