@@ -1,0 +1,96 @@
+"""NATS JetStream wiring: connections, the events stream and consumer policy, from infra/ data.
+
+The stream holds a copy of the store for delivery; it is never the only copy
+(see publisher.py). Every subject of a namespace goes to one stream, so one
+`Nats-Msg-Id` duplicate window de-duplicates every re-publish.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import nats
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
+from nats.js.errors import NotFoundError
+
+from contracts.subjects import stream_subjects
+from services.platform.settings import REPO_ROOT, InfraSettings
+
+log = logging.getLogger(__name__)
+
+
+@cache
+def jetstream_config() -> dict[str, Any]:
+    return json.loads((REPO_ROOT / "infra" / "nats" / "jetstream.json").read_text())
+
+
+@dataclass(frozen=True)
+class ConsumerPolicy:
+    """What a consumer does with a message it cannot handle: retry with backoff, then park it."""
+
+    ack_wait_s: float
+    max_attempts: int
+    backoff_s: tuple[float, ...]
+    max_ack_pending: int
+    fetch_batch: int
+    concurrency: int
+
+    @classmethod
+    def from_infra(cls, **overrides: Any) -> ConsumerPolicy:
+        values = {**jetstream_config()["consumer"], **overrides}
+        return cls(**{**values, "backoff_s": tuple(values["backoff_s"])})
+
+    def delay_after(self, delivery: int) -> float:
+        return self.backoff_s[min(delivery, len(self.backoff_s)) - 1]
+
+
+async def connect(url: str, name: str) -> NATS:
+    """A connection that keeps reconnecting for ever: a NATS restart is an outage, not a crash."""
+
+    async def on_error(e: Exception) -> None:
+        log.warning("nats %s: %s", name, e)
+
+    async def on_disconnect() -> None:
+        log.warning("nats %s: disconnected", name)
+
+    async def on_reconnect() -> None:
+        log.info("nats %s: reconnected", name)
+
+    return await nats.connect(
+        url.split(","),
+        name=name,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.5,
+        error_cb=on_error,
+        disconnected_cb=on_disconnect,
+        reconnected_cb=on_reconnect,
+    )
+
+
+def stream_config(settings: InfraSettings) -> StreamConfig:
+    s = jetstream_config()["stream"]
+    return StreamConfig(
+        name=settings.stream_name,
+        subjects=stream_subjects(settings.namespace),
+        storage=StorageType(s["storage"]),
+        retention=RetentionPolicy(s["retention"]),
+        discard=DiscardPolicy(s["discard"]),
+        max_age=s["max_age_s"],
+        duplicate_window=s["duplicate_window_s"],
+        num_replicas=s["num_replicas"],
+    )
+
+
+async def ensure_stream(js: JetStreamContext, settings: InfraSettings) -> None:
+    """Create the events stream if it is missing (first start, or NATS lost its storage)."""
+    try:
+        await js.stream_info(settings.stream_name)
+    except NotFoundError:
+        await js.add_stream(stream_config(settings))
+        log.info("created stream %s", settings.stream_name)

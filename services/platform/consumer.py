@@ -1,0 +1,218 @@
+"""Durable JetStream consumers whose effects happen once, however often a message arrives.
+
+Error policy, stated once for every consumer:
+- the message cannot be read (not JSON, not an envelope, unknown type/version),
+  or the handler raises `Poison`: parked in `dead_letters` at once, terminated;
+- the handler raises anything else (Postgres down, a timeout, a bug): negative
+  ack with the backoff from infra/nats/jetstream.json, then parked once the
+  delivery count reaches `max_attempts`;
+- a decision lost an optimistic-concurrency race (`ConcurrencyError`): decided
+  again at once from the fresh stream, a few times, before counting as a failure.
+
+We set the server's max_deliver to unlimited and count attempts ourselves: a
+message whose handling kills the process is redelivered, and on the delivery
+after the last attempt it is parked without being handled again, so nothing is
+ever dropped silently by the server.
+
+Exactly-once effects: the handler runs inside one Postgres transaction that
+first claims (consumer, event_id) in `inbox`. A second delivery, to this or
+another replica, finds the claim (or waits on its row lock until the first
+commits) and is acknowledged without running the handler. The events the
+handler returns are appended in that same transaction, so "handled" and "its
+effects" commit together or not at all. Replicas bind to one durable pull
+consumer and share its messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import nats.errors
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+from pydantic import ValidationError
+
+from contracts import REGISTRY, Envelope, Event, UnknownEventType
+from contracts.subjects import filter_for
+from services.platform.bus import ConsumerPolicy, ensure_stream
+from services.platform.deadletters import park
+from services.platform.eventstore import ConcurrencyError, EventStore, append_in
+from services.platform.settings import InfraSettings
+
+log = logging.getLogger("jipsa.consumer")
+DECISION_RACES = 5
+Result = Literal["handled", "duplicate", "retry", "parked"]
+
+
+class Poison(Exception):
+    """Raised by a handler for a message that no retry can ever make succeed."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    events: Sequence[Envelope] = ()
+    expected_version: int | None = None  # of the single stream the events go to, when it is a decision
+
+
+@dataclass(frozen=True)
+class HandlerContext:
+    conn: AsyncConnection  # the transaction the effects commit in
+    store: EventStore
+    envelope: Envelope
+    event: Event
+    delivery: int
+
+
+Handler = Callable[[HandlerContext], Awaitable[Outcome | None]]
+
+
+@dataclass(frozen=True)
+class Subscription:
+    consumer: str  # the durable name every replica binds to, and the inbox's name for it
+    event_type: str
+    handler: Handler
+    routing: str | None = None
+
+
+class Consumer:
+    def __init__(
+        self,
+        subscription: Subscription,
+        pool: AsyncConnectionPool,
+        js: JetStreamContext,
+        settings: InfraSettings,
+        policy: ConsumerPolicy | None = None,
+    ) -> None:
+        self.sub, self.pool, self.js, self.settings = subscription, pool, js, settings
+        self.policy = policy or ConsumerPolicy.from_infra()
+        self.store = EventStore(pool)
+        self.durable = f"{settings.namespace}-{subscription.consumer}"
+
+    async def ensure(self) -> None:
+        await ensure_stream(self.js, self.settings)
+        await self.js.add_consumer(
+            self.settings.stream_name,
+            ConsumerConfig(
+                durable_name=self.durable,
+                filter_subject=filter_for(self.sub.event_type, self.settings.namespace, self.sub.routing),
+                deliver_policy=DeliverPolicy.ALL,
+                ack_policy=AckPolicy.EXPLICIT,
+                ack_wait=self.policy.ack_wait_s,
+                max_deliver=-1,
+                max_ack_pending=self.policy.max_ack_pending,
+            ),
+        )
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Fetch and handle until `stop`; survive NATS restarts and a consumer lost with NATS's storage."""
+        while not stop.is_set():
+            try:
+                await self.ensure()
+                pull = await self.js.pull_subscribe_bind(self.durable, stream=self.settings.stream_name)
+                try:
+                    await self._fetch_loop(pull, stop)
+                finally:
+                    with contextlib.suppress(Exception):
+                        await pull.unsubscribe()
+            except Exception as e:  # an outage: bind again once NATS answers
+                log.warning("%s: %s: %s; binding again", self.durable, type(e).__name__, e)
+                await asyncio.sleep(1.0)
+
+    async def _fetch_loop(self, pull: JetStreamContext.PullSubscription, stop: asyncio.Event) -> None:
+        idle = 0
+        while not stop.is_set():
+            try:
+                msgs = await pull.fetch(self.policy.fetch_batch, timeout=1.0)
+            except nats.errors.TimeoutError:
+                idle += 1
+                if idle % 5 == 0:  # a consumer wiped with NATS's storage only ever times out: look for it
+                    await self.js.consumer_info(self.settings.stream_name, self.durable)
+                continue
+            idle = 0
+            await asyncio.gather(*(self.handle_message(m) for m in msgs))
+
+    async def handle_message(self, msg: Msg) -> Result:
+        delivery = msg.metadata.num_delivered
+        try:
+            envelope = Envelope.model_validate_json(msg.data)
+            event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
+        except (ValidationError, UnknownEventType, ValueError) as e:
+            return await self._park(msg, f"unreadable message: {e}", delivery)
+        if delivery > self.policy.max_attempts:
+            return await self._park(msg, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery)
+        try:
+            async with self._in_progress(msg):
+                result = await self._handle_once(envelope, event, delivery)
+        except Poison as e:
+            return await self._park(msg, f"poison: {e}", delivery)
+        except Exception as e:
+            return await self._failed(msg, e, delivery)
+        await msg.ack()
+        return result
+
+    async def _handle_once(self, envelope: Envelope, event: Event, delivery: int) -> Result:
+        for race in range(DECISION_RACES):
+            try:
+                async with self.pool.connection() as conn, conn.transaction():
+                    claim = await conn.execute(
+                        "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING 1",
+                        (self.sub.consumer, envelope.event_id),
+                    )
+                    if await claim.fetchone() is None:
+                        return "duplicate"
+                    outcome = await self.sub.handler(HandlerContext(conn, self.store, envelope, event, delivery))
+                    if outcome:
+                        await append_in(conn, outcome.events, expected_version=outcome.expected_version)
+                return "handled"
+            except ConcurrencyError:
+                if race == DECISION_RACES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _failed(self, msg: Msg, error: Exception, delivery: int) -> Result:
+        reason = f"{type(error).__name__}: {error}"
+        if delivery >= self.policy.max_attempts:
+            return await self._park(msg, f"failed {delivery} times, last: {reason}", delivery)
+        log.warning("%s: delivery %d failed (%s); retrying", self.durable, delivery, reason)
+        await msg.nak(delay=self.policy.delay_after(delivery))
+        return "retry"
+
+    async def _park(self, msg: Msg, reason: str, delivery: int) -> Result:
+        try:
+            await park(self.pool, consumer=self.sub.consumer, msg=msg, error=reason, deliveries=delivery)
+        except Exception as e:  # the dead-letter place is down too: keep the message in NATS
+            log.warning("%s: cannot park (%s); retrying later", self.durable, e)
+            await msg.nak(delay=self.policy.delay_after(min(delivery, len(self.policy.backoff_s))))
+            return "retry"
+        log.error("%s: parked %s: %s", self.durable, msg.subject, reason)
+        await msg.term()
+        return "parked"
+
+    @contextlib.asynccontextmanager
+    async def _in_progress(self, msg: Msg):
+        """Tell NATS a slow handler (an LLM call) is alive, so the message is not redelivered under it."""
+
+        async def beat() -> None:
+            while True:
+                await asyncio.sleep(self.policy.ack_wait_s / 3)
+                with contextlib.suppress(Exception):
+                    await msg.in_progress()
+
+        heartbeat = asyncio.create_task(beat())
+        try:
+            yield
+        finally:
+            heartbeat.cancel()
+
+
+async def run_consumers(consumers: Sequence[Consumer], stop: asyncio.Event) -> None:
+    await asyncio.gather(*(c.run(stop) for c in consumers))
+

@@ -1,0 +1,175 @@
+"""A small process supervisor: what `make run` (`jipsa run`) uses to keep every service up.
+
+Every replica of every process in `infra/processes.toml` runs as a child with the resolved
+server URLs in its environment; its output is tagged `name.N |`; if it exits, it is started
+again after a backoff that doubles from 0.5s to 30s and resets once it stayed up 30s. Any exit
+counts: a service is meant to run until it is told to stop.
+
+Each child runs in a process group (session) of its own, so Ctrl-C in the terminal reaches
+only this supervisor. It then stops the children itself: SIGTERM to every group at once, a
+grace period for them to finish their work in hand, SIGKILL for what is left; only then are
+the embedded servers stopped, since a service mid-shutdown may still be writing to them.
+
+    python -m services.platform.procman [--processes FILE] [--grace SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.platform.runtime import infrastructure
+from services.platform.settings import REPO_ROOT, InfraSettings
+
+PROCESSES_FILE = REPO_ROOT / "infra" / "processes.toml"
+GRACE_SECONDS = 10.0
+BACKOFF_FIRST, BACKOFF_MAX, STABLE_AFTER = 0.5, 30.0, 30.0
+COLORS = [36, 33, 35, 32, 34, 91, 96, 93]  # ANSI: cyan, yellow, magenta, green, blue, ...
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    name: str
+    command: list[str]
+    replicas: int = 1
+
+
+def load_processes(path: Path = PROCESSES_FILE) -> list[ProcessSpec]:
+    """The process list; "python" becomes this interpreter, so children run in the same venv."""
+    entries = tomllib.loads(path.read_text())["process"]
+    return [
+        ProcessSpec(e["name"], [sys.executable if a == "python" else a for a in e["command"]], e.get("replicas", 1))
+        for e in entries
+    ]
+
+
+class Supervisor:
+    def __init__(self, processes: Sequence[ProcessSpec], env: dict[str, str], grace: float) -> None:
+        self.processes, self.env, self.grace = processes, env, grace
+        self.stopping = asyncio.Event()
+        self.color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        self.width = max((len(f"{p.name}.{p.replicas}") for p in processes), default=7)
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.stopping.set)
+        replicas = [(p, n) for p in self.processes for n in range(1, p.replicas + 1)]
+        async with asyncio.TaskGroup() as group:
+            for i, (spec, n) in enumerate(replicas):
+                group.create_task(self._keep_running(spec, n, COLORS[i % len(COLORS)]))
+        self.log("procman", "all processes stopped")
+
+    async def _keep_running(self, spec: ProcessSpec, n: int, color: int) -> None:
+        tag, delay = f"{spec.name}.{n}", BACKOFF_FIRST
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            outcome = await self._run_once(spec, tag, color)
+            if self.stopping.is_set():
+                return
+            uptime = time.monotonic() - started
+            delay = BACKOFF_FIRST if uptime >= STABLE_AFTER else delay
+            self.log("procman", f"{tag} {outcome} after {uptime:.1f}s; restarting in {delay:.1f}s")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), delay)
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    async def _run_once(self, spec: ProcessSpec, tag: str, color: int) -> str:
+        """Run the child until it exits or we are told to stop; say how it ended."""
+        try:
+            child = await asyncio.create_subprocess_exec(
+                *spec.command, env={**self.env, "JIPSA_PROCESS": tag},
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True, limit=2**20,  # a long JSON log line must not kill the pump
+            )
+        except OSError as e:  # a missing binary is retried like a crash, not fatal to the others
+            return f"could not start ({e})"
+        self.log("procman", f"started {tag} (pid {child.pid})")
+        output = asyncio.create_task(self._pump(child, tag, color))
+        if await self._stopped_before_exit(child):
+            await self._stop(child, tag)
+        await output
+        return f"exited with code {child.returncode}"
+
+    async def _stopped_before_exit(self, child: asyncio.subprocess.Process) -> bool:
+        exited, stop = asyncio.create_task(child.wait()), asyncio.create_task(self.stopping.wait())
+        await asyncio.wait({exited, stop}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        return not exited.done()
+
+    async def _stop(self, child: asyncio.subprocess.Process, tag: str) -> None:
+        """TERM to the child's whole group (its own children too), then KILL after the grace."""
+        self._signal_group(child, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(child.wait(), self.grace)
+        except TimeoutError:
+            self.log("procman", f"{tag} still running after {self.grace:.0f}s; killing it")
+            self._signal_group(child, signal.SIGKILL)
+            await child.wait()
+        self.log("procman", f"{tag} stopped with code {child.returncode}")
+
+    @staticmethod
+    def _signal_group(child: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError):  # already gone: nothing to stop
+            os.killpg(child.pid, sig)
+
+    async def _pump(self, child: asyncio.subprocess.Process, tag: str, color: int) -> None:
+        assert child.stdout is not None
+        async for line in child.stdout:
+            self.write(tag, line.decode(errors="replace").rstrip("\n"), color)
+
+    def log(self, tag: str, text: str) -> None:
+        self.write(tag, text, 1)  # bold for the supervisor's own lines
+
+    def write(self, tag: str, text: str, color: int) -> None:
+        label = f"{tag:<{self.width}} |"
+        sys.stdout.write(f"\x1b[{color}m{label}\x1b[0m {text}\n" if self.color else f"{label} {text}\n")
+        sys.stdout.flush()
+
+
+def run_all(
+    processes: Sequence[ProcessSpec] | None = None,
+    settings: InfraSettings | None = None,
+    *,
+    grace: float = GRACE_SECONDS,
+) -> int:
+    """Start the servers (unless named), migrate, run every process until SIGINT/SIGTERM; 0 on a clean stop."""
+    settings = settings or InfraSettings()
+    processes = load_processes() if processes is None else processes
+    # Until the event loop installs its handlers, TERM unwinds like Ctrl-C does, so servers
+    # already started are stopped rather than orphaned (they run in sessions of their own).
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        with infrastructure(settings) as infra:
+            env = {**os.environ, "DATABASE_URL": str(infra.database_url), "NATS_URL": str(infra.nats_url),
+                   "JIPSA_NAMESPACE": infra.namespace, "JIPSA_DATA_DIR": str(infra.data_dir),
+                   "PYTHONUNBUFFERED": "1"}  # a piped child would otherwise hold its lines back
+            asyncio.run(Supervisor(processes, env, grace).run())
+            # Stopping the servers takes seconds at most; a second Ctrl-C must not cut it short
+            # and leave them orphaned.
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_IGN)
+    except KeyboardInterrupt:
+        pass  # interrupted while starting: `infrastructure` has stopped what it started
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m services.platform.procman")
+    parser.add_argument("--processes", type=Path, default=PROCESSES_FILE)
+    parser.add_argument("--grace", type=float, default=GRACE_SECONDS)
+    args = parser.parse_args(argv)
+    return run_all(load_processes(args.processes), grace=args.grace)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Publication and consumption against a real NATS JetStream and Postgres."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from nats.aio.client import Client as NATS
+
+from contracts import subject_for
+from services.platform.bus import ConsumerPolicy
+from services.platform.consumer import Consumer, HandlerContext, Outcome, Subscription
+from services.platform.deadletters import list_dead_letters, replay
+from services.platform.eventstore import EventStore, append_in
+from services.platform.publisher import Publisher, headers_for
+from services.platform.settings import InfraSettings
+from tests.integration.bus_helpers import count_events, plan_once, query_event, running, wait_until
+
+pytestmark = pytest.mark.integration
+FAST = ConsumerPolicy.from_infra(backoff_s=[0.05, 0.1, 0.2], max_attempts=3, ack_wait_s=5)
+
+
+def planner(store: EventStore, nc: NATS, infra: InfraSettings, handler=plan_once, policy=FAST) -> Consumer:
+    return Consumer(Subscription("planner", "QueryReceived", handler), store.pool, nc.jetstream(), infra, policy)
+
+
+async def test_committed_events_reach_a_consumer_and_take_effect_once(store, nc, infra) -> None:
+    await store.append([query_event(f"r{i}") for i in range(20)])
+    async with running(Publisher(store.pool, nc.jetstream(), infra), planner(store, nc, infra)):
+        await wait_until(lambda: _has(store, "PlanReady", 20), what="20 plans")
+    assert await count_events(store, "PlanReady") == 20
+
+
+async def test_rolled_back_events_are_never_published(store, nc, infra) -> None:
+    with pytest.raises(RuntimeError):
+        async with store.pool.connection() as conn, conn.transaction():
+            await append_in(conn, [query_event("ghost")])
+            raise RuntimeError("the caller's transaction fails after the append")
+    await store.append([query_event("real")])
+    publisher = Publisher(store.pool, nc.jetstream(), infra)
+    await publisher.verify_stream()
+    assert await publisher.publish_pending() == 1
+    info = await nc.jetstream().stream_info(infra.stream_name)
+    assert info.state.messages == 1
+
+
+async def test_republishing_is_harmless(store, nc, infra) -> None:
+    """A publisher that crashed before saving its checkpoint publishes the batch again: one copy lands."""
+    await store.append([query_event(f"r{i}") for i in range(5)])
+    publisher = Publisher(store.pool, nc.jetstream(), infra)
+    await publisher.verify_stream()
+    await publisher.publish_pending()
+    async with store.pool.connection() as conn:
+        await conn.execute("UPDATE checkpoints SET position = 0 WHERE name = 'publisher'")
+    await publisher.publish_pending()
+    assert (await nc.jetstream().stream_info(infra.stream_name)).state.messages == 5
+
+
+async def test_a_message_delivered_twice_takes_effect_once(store, nc, infra) -> None:
+    """Outside the duplicate window (forced here with a fresh Nats-Msg-Id) the inbox still holds."""
+    (recorded,) = await store.append([query_event("twice")])
+    consumer = planner(store, nc, infra)
+    await consumer.ensure()
+    for copy in range(3):
+        headers = {**headers_for(recorded), "Nats-Msg-Id": f"{recorded.envelope.event_id}-{copy}"}
+        await nc.jetstream().publish(subject_for(recorded.envelope, infra.namespace),
+                                     recorded.envelope.model_dump_json().encode(), headers=headers)
+    async with running(consumer):
+        await wait_until(lambda: _consumer_idle(nc, infra, consumer), what="all copies acked")
+    assert await count_events(store, "PlanReady") == 1
+
+
+async def test_replicas_share_one_durable_consumer(store, nc, infra) -> None:
+    seen: dict[int, int] = {}
+
+    def replica(n: int):
+        async def handler(ctx: HandlerContext) -> Outcome:
+            seen[n] = seen.get(n, 0) + 1
+            await asyncio.sleep(0.01)  # long enough that one replica cannot take every message
+            return await plan_once(ctx)
+
+        return planner(store, nc, infra, handler, ConsumerPolicy.from_infra(fetch_batch=2))
+
+    await store.append([query_event(f"r{i}") for i in range(60)])
+    async with running(Publisher(store.pool, nc.jetstream(), infra), replica(1), replica(2)):
+        await wait_until(lambda: _has(store, "PlanReady", 60), what="60 plans")
+    assert await count_events(store, "PlanReady") == 60
+    assert sum(seen.values()) >= 60 and len(seen) == 2, seen
+
+
+async def test_malformed_and_unknown_messages_are_parked_and_the_consumer_goes_on(store, nc, infra) -> None:
+    consumer = planner(store, nc, infra)
+    await consumer.ensure()
+    js = nc.jetstream()
+    subject = f"{infra.namespace}.v1.QueryReceived"
+    await js.publish(subject, b"\xff not json", headers={"Nats-Msg-Id": "garbage"})
+    await js.publish(subject, json.dumps({"event_type": "QueryReceived"}).encode(), headers={"Nats-Msg-Id": "partial"})
+    unknown = query_event("u").model_copy(update={"schema_version": 9})
+    await js.publish(f"{infra.namespace}.v9.QueryReceived", unknown.model_dump_json().encode())
+    await store.append([query_event("good")])
+    async with running(consumer, Publisher(store.pool, js, infra)):
+        await wait_until(lambda: _has(store, "PlanReady", 1), what="the good message handled")
+        await wait_until(lambda: _parked(store, 3), what="three parked")
+    errors = [d.error for d in await list_dead_letters(store.pool)]
+    assert all(e.startswith("unreadable message") for e in errors), errors
+
+
+async def test_failing_handler_is_retried_then_succeeds_once(store, nc, infra) -> None:
+    attempts: list[int] = []
+
+    async def flaky(ctx: HandlerContext) -> Outcome:
+        attempts.append(ctx.delivery)
+        if ctx.delivery < 3:
+            raise ConnectionError("search backend unavailable")
+        return await plan_once(ctx)
+
+    await store.append([query_event("flaky")])
+    async with running(Publisher(store.pool, nc.jetstream(), infra), planner(store, nc, infra, flaky)):
+        await wait_until(lambda: _has(store, "PlanReady", 1), what="handled on the third delivery")
+    assert attempts == [1, 2, 3]
+    assert await list_dead_letters(store.pool) == []
+
+
+async def test_exhausted_message_is_parked_and_an_operator_replays_it(store, nc, infra) -> None:
+    broken = {"yes": True}
+
+    async def until_fixed(ctx: HandlerContext) -> Outcome:
+        if broken["yes"]:
+            raise ValueError("tool bug")
+        return await plan_once(ctx)
+
+    await store.append([query_event("dlq")])
+    consumer = planner(store, nc, infra, until_fixed)
+    async with running(Publisher(store.pool, nc.jetstream(), infra), consumer):
+        await wait_until(lambda: _parked(store, 1), what="parked after 3 attempts")
+        (letter,) = await list_dead_letters(store.pool)
+        assert letter.deliveries == 3 and "tool bug" in letter.error
+        assert await count_events(store, "PlanReady") == 0
+        broken["yes"] = False
+        await replay(store.pool, nc.jetstream(), letter.id)
+        await wait_until(lambda: _has(store, "PlanReady", 1), what="handled after replay")
+    assert await list_dead_letters(store.pool) == []
+    assert len(await list_dead_letters(store.pool, include_replayed=True)) == 1
+
+
+async def _has(store: EventStore, event_type: str, n: int) -> bool:
+    return await count_events(store, event_type) >= n
+
+
+async def _parked(store: EventStore, n: int) -> bool:
+    return len(await list_dead_letters(store.pool)) >= n
+
+
+async def _consumer_idle(nc: NATS, infra: InfraSettings, consumer: Consumer) -> bool:
+    info = await nc.jetstream().consumer_info(infra.stream_name, consumer.durable)
+    return info.num_pending == 0 and info.num_ack_pending == 0 and info.delivered.consumer_seq >= 3
