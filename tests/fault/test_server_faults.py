@@ -1,0 +1,122 @@
+"""The backbone through server faults: NATS stopped, NATS wiped, Postgres restarted, a consumer killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from services.platform.bus import ConsumerPolicy
+from services.platform.consumer import Consumer, Subscription
+from services.platform.publisher import Publisher
+from tests.integration.bus_helpers import count_events, plan_once, query_event, running, wait_until
+
+pytestmark = pytest.mark.fault
+POLICY = ConsumerPolicy.from_infra(backoff_s=[0.1, 0.2, 0.5], ack_wait_s=3)
+
+
+def backbone(store, nc, infra):
+    consumer = Consumer(Subscription("planner", "QueryReceived", plan_once), store.pool, nc.jetstream(), infra, POLICY)
+    return Publisher(store.pool, nc.jetstream(), infra), consumer
+
+
+async def append_runs(store, prefix: str, n: int) -> None:
+    for i in range(n):
+        await store.append([query_event(f"{prefix}{i}")])
+
+
+async def plans(store, n: int) -> bool:
+    return await count_events(store, "PlanReady") >= n
+
+
+async def exactly_one_plan_per_query(store) -> None:
+    async with store.pool.connection() as conn:
+        rows = await (await conn.execute(
+            "SELECT correlation_id, count(*) AS n FROM events WHERE event_type = 'PlanReady' GROUP BY 1"
+        )).fetchall()
+    queries = await count_events(store, "QueryReceived")
+    assert len(rows) == queries and all(r["n"] == 1 for r in rows), "a run was planned twice or not at all"
+
+
+async def test_nats_stopped_and_started_mid_stream_loses_and_doubles_nothing(owned, owned_infra, owned_store,
+                                                                             owned_nc) -> None:
+    async with running(*backbone(owned_store, owned_nc, owned_infra)):
+        await append_runs(owned_store, "before", 10)
+        await wait_until(lambda: plans(owned_store, 10), what="plans before the outage")
+        owned.nats.stop()
+        await append_runs(owned_store, "during", 10)  # committed while NATS is down: published later
+        owned.nats.start()
+        await append_runs(owned_store, "after", 10)
+        await wait_until(lambda: plans(owned_store, 30), timeout=60, what="every plan after NATS came back")
+    await exactly_one_plan_per_query(owned_store)
+
+
+async def test_nats_restarted_with_its_storage_wiped_is_refed_from_the_store(owned, owned_infra, owned_store,
+                                                                            owned_nc) -> None:
+    async with running(*backbone(owned_store, owned_nc, owned_infra)):
+        await append_runs(owned_store, "before", 10)
+        await wait_until(lambda: plans(owned_store, 10), what="plans before the wipe")
+        owned.nats.stop(kill=True)
+        owned.nats.wipe()
+        owned.nats.start()
+        await append_runs(owned_store, "after", 10)
+        await wait_until(lambda: plans(owned_store, 20), timeout=60, what="plans after the wipe")
+        # the stream was rebuilt from the store: it holds every event again, not only the new ones
+        await wait_until(lambda: _stream_holds(owned_nc, owned_infra, owned_store), timeout=60, what="re-feed")
+    await exactly_one_plan_per_query(owned_store)
+
+
+async def test_postgres_restarted_services_reconnect_by_themselves(owned, owned_infra, owned_store, owned_nc) -> None:
+    async with running(*backbone(owned_store, owned_nc, owned_infra)):
+        await append_runs(owned_store, "before", 5)
+        await wait_until(lambda: plans(owned_store, 5), what="plans before the restart")
+        owned.postgres.stop()
+        owned.postgres.start()
+        await wait_until(lambda: _appends(owned_store), timeout=60, what="the store answering again")
+        await append_runs(owned_store, "after", 5)
+        await wait_until(lambda: plans(owned_store, 10), timeout=60, what="plans after the restart")
+    await exactly_one_plan_per_query(owned_store)
+
+
+async def test_consumer_killed_mid_message_gets_it_again_and_the_effect_happens_once(owned, owned_infra,
+                                                                                    owned_store, tmp_path) -> None:
+    marker = tmp_path / "handling"
+    env = {**os.environ, "DATABASE_URL": owned.database_url, "NATS_URL": owned.nats.url, "JIPSA_NAMESPACE": "jipsa",
+           "HANG_MARKER": str(marker)}
+    await owned_store.append([query_event("killed")])
+    first = subprocess.Popen([sys.executable, "-m", "tests.fault.slow_planner"], env=env)
+    try:
+        await wait_until(lambda: _exists(marker), timeout=60, what="the consumer inside its handler")
+        first.send_signal(signal.SIGKILL)  # mid-message: its transaction and its ack never happen
+        first.wait(10)
+        assert await count_events(owned_store, "PlanReady") == 0
+        second = subprocess.Popen([sys.executable, "-m", "tests.fault.slow_planner"],
+                                  env={**env, "HANG_MARKER": ""})
+        try:
+            await wait_until(lambda: plans(owned_store, 1), timeout=60, what="redelivery after ack_wait")
+        finally:
+            second.terminate()
+            second.wait(10)
+    finally:
+        first.kill()
+    await exactly_one_plan_per_query(owned_store)
+
+
+async def _exists(path) -> bool:
+    return path.exists()
+
+
+async def _appends(store) -> bool:
+    try:
+        await store.head()
+        return True
+    except Exception:
+        return False
+
+
+async def _stream_holds(nc, infra, store) -> bool:
+    info = await nc.jetstream().stream_info(infra.stream_name)
+    return info.state.messages >= await store.head()
