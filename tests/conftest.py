@@ -51,7 +51,10 @@ def namespace() -> str:
 @pytest.fixture
 def infra(database_url: str, server_urls: ServerUrls, namespace: str, tmp_path: Path) -> InfraSettings:
     return InfraSettings(
-        DATABASE_URL=database_url, NATS_URL=server_urls.nats_url, JIPSA_NAMESPACE=namespace, JIPSA_DATA_DIR=tmp_path
+        DATABASE_URL=database_url,
+        NATS_URL=server_urls.nats_url,
+        JIPSA_NAMESPACE=namespace,
+        JIPSA_DATA_DIR=tmp_path,
     )
 
 

@@ -33,12 +33,16 @@ def _containers() -> Iterator[ServerUrls]:
     from testcontainers.core.waiting_utils import wait_for_logs
     from testcontainers.postgres import PostgresContainer
 
-    with PostgresContainer("postgres:16", driver=None) as pg, DockerContainer("nats:2.10").with_command(
-        "-js"
-    ).with_exposed_ports(4222) as nats:
+    with (
+        PostgresContainer("postgres:16", driver=None) as pg,
+        DockerContainer("nats:2.10").with_command("-js").with_exposed_ports(4222) as nats,
+    ):
         wait_for_logs(nats, "Server is ready")
-        yield ServerUrls(pg.get_connection_url(), f"nats://{nats.get_container_host_ip()}:{nats.get_exposed_port(4222)}",
-                         "testcontainers")
+        yield ServerUrls(
+            pg.get_connection_url(),
+            f"nats://{nats.get_container_host_ip()}:{nats.get_exposed_port(4222)}",
+            "testcontainers",
+        )
 
 
 @contextmanager

@@ -83,7 +83,7 @@ def stream_config(settings: InfraSettings) -> StreamConfig:
         discard=DiscardPolicy(s["discard"]),
         max_age=s["max_age_s"],
         duplicate_window=s["duplicate_window_s"],
-        num_replicas=s["num_replicas"],
+        num_replicas=settings.stream_replicas,  # 1 on one machine, 3 on the compose cluster
     )
 
 

@@ -147,7 +147,9 @@ class Consumer:
         except (ValidationError, UnknownEventType, ValueError) as e:
             return await self._park(msg, f"unreadable message: {e}", delivery)
         if delivery > self.policy.max_attempts:
-            return await self._park(msg, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery)
+            return await self._park(
+                msg, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery
+            )
         try:
             async with self._in_progress(msg):
                 result = await self._handle_once(envelope, event, delivery)
@@ -163,12 +165,15 @@ class Consumer:
             try:
                 async with self.pool.connection() as conn, conn.transaction():
                     claim = await conn.execute(
-                        "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING 1",
+                        "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s)"
+                        " ON CONFLICT DO NOTHING RETURNING 1",
                         (self.sub.consumer, envelope.event_id),
                     )
                     if await claim.fetchone() is None:
                         return "duplicate"
-                    outcome = await self.sub.handler(HandlerContext(conn, self.store, envelope, event, delivery))
+                    outcome = await self.sub.handler(
+                        HandlerContext(conn, self.store, envelope, event, delivery)
+                    )
                     if outcome:
                         await append_in(conn, outcome.events, expected_version=outcome.expected_version)
                 return "handled"
@@ -215,4 +220,3 @@ class Consumer:
 
 async def run_consumers(consumers: Sequence[Consumer], stop: asyncio.Event) -> None:
     await asyncio.gather(*(c.run(stop) for c in consumers))
-

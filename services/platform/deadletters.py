@@ -38,7 +38,15 @@ async def park(pool: AsyncConnectionPool, *, consumer: str, msg: Msg, error: str
         await conn.execute(
             """INSERT INTO dead_letters (consumer, subject, event_id, payload, headers, error, deliveries)
                VALUES (%s, %s, %s, %s, %s, %s, %s)""",
-            (consumer, msg.subject, headers.get("Nats-Msg-Id"), msg.data, Jsonb(headers), error[:4000], deliveries),
+            (
+                consumer,
+                msg.subject,
+                headers.get("Nats-Msg-Id"),
+                msg.data,
+                Jsonb(headers),
+                error[:4000],
+                deliveries,
+            ),
         )
 
 
@@ -57,7 +65,9 @@ async def replay(pool: AsyncConnectionPool, js: JetStreamContext, letter_id: int
         if row is None:
             raise LookupError(f"no dead letter {letter_id}")
         headers = {k: str(v) for k, v in row["headers"].items()}
-        headers["Nats-Msg-Id"] = f"{headers.get('Nats-Msg-Id', 'unknown')}:redrive:{letter_id}:{datetime.now().timestamp()}"
+        headers["Nats-Msg-Id"] = (
+            f"{headers.get('Nats-Msg-Id', 'unknown')}:redrive:{letter_id}:{datetime.now().timestamp()}"
+        )
         await js.publish(row["subject"], bytes(row["payload"]), headers=headers)
         await conn.execute("UPDATE dead_letters SET replayed_at = now() WHERE id = %s", (letter_id,))
     return DeadLetter(**{**row, "payload": bytes(row["payload"])})
@@ -66,9 +76,13 @@ async def replay(pool: AsyncConnectionPool, js: JetStreamContext, letter_id: int
 def describe(letter: DeadLetter) -> dict[str, Any]:
     """A JSON-friendly view for the CLI."""
     return {
-        "id": letter.id, "consumer": letter.consumer, "subject": letter.subject, "event_id": letter.event_id,
-        "error": letter.error, "deliveries": letter.deliveries, "parked_at": letter.parked_at.isoformat(),
+        "id": letter.id,
+        "consumer": letter.consumer,
+        "subject": letter.subject,
+        "event_id": letter.event_id,
+        "error": letter.error,
+        "deliveries": letter.deliveries,
+        "parked_at": letter.parked_at.isoformat(),
         "replayed_at": letter.replayed_at.isoformat() if letter.replayed_at else None,
         "payload": letter.payload.decode("utf-8", "replace")[:500],
     }
-

@@ -64,7 +64,9 @@ class Recorded:
         return REGISTRY.parse(e.event_type, e.schema_version, e.data)
 
 
-_COLUMNS = "position, event_id, stream_id, stream_version, event_type, schema_version, data, metadata, recorded_at"
+_COLUMNS = (
+    "position, event_id, stream_id, stream_version, event_type, schema_version, data, metadata, recorded_at"
+)
 
 
 def _recorded(row: dict[str, Any]) -> Recorded:
@@ -83,18 +85,22 @@ class EventStore:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
 
-    async def append(self, events: Sequence[Envelope], *, expected_version: int | None = None) -> list[Recorded]:
+    async def append(
+        self, events: Sequence[Envelope], *, expected_version: int | None = None
+    ) -> list[Recorded]:
         async with self.pool.connection() as conn, conn.transaction():
             return await append_in(conn, events, expected_version=expected_version)
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
         return await self._select(
-            f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s", (after_position, limit)
+            f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
+            (after_position, limit),
         )
 
     async def read_stream(self, stream_id: str, after_version: int = 0) -> list[Recorded]:
         return await self._select(
-            f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND stream_version > %s ORDER BY stream_version",
+            f"SELECT {_COLUMNS} FROM events"
+            " WHERE stream_id = %s AND stream_version > %s ORDER BY stream_version",
             (stream_id, after_version),
         )
 
@@ -107,7 +113,9 @@ class EventStore:
 
     async def head(self) -> int:
         async with self.pool.connection() as conn:
-            row = await (await conn.execute("SELECT coalesce(max(position), 0) AS head FROM events")).fetchone()
+            row = await (
+                await conn.execute("SELECT coalesce(max(position), 0) AS head FROM events")
+            ).fetchone()
             return row["head"]
 
     async def _select(self, sql: str, params: tuple[Any, ...]) -> list[Recorded]:
@@ -156,7 +164,9 @@ async def _stream_versions(conn: AsyncConnection, streams: set[str]) -> dict[str
     return {s: found.get(s, 0) for s in streams}
 
 
-async def _insert(conn: AsyncConnection, events: Sequence[Envelope], versions: dict[str, int]) -> list[Recorded]:
+async def _insert(
+    conn: AsyncConnection, events: Sequence[Envelope], versions: dict[str, int]
+) -> list[Recorded]:
     next_version = dict(versions)
     stream_versions = []
     for e in events:
@@ -167,7 +177,8 @@ async def _insert(conn: AsyncConnection, events: Sequence[Envelope], versions: d
         INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,
                             correlation_id, data, metadata)
         SELECT i, s, v, t, sv, c, d::jsonb, m::jsonb
-          FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::text[], %s::int[], %s::text[], %s::text[], %s::text[])
+          FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::text[],
+                      %s::int[], %s::text[], %s::text[], %s::text[])
                WITH ORDINALITY AS x(i, s, v, t, sv, c, d, m, n)
          ORDER BY n
         RETURNING {_COLUMNS}

@@ -47,7 +47,9 @@ def load_processes(path: Path = PROCESSES_FILE) -> list[ProcessSpec]:
     """The process list; "python" becomes this interpreter, so children run in the same venv."""
     entries = tomllib.loads(path.read_text())["process"]
     return [
-        ProcessSpec(e["name"], [sys.executable if a == "python" else a for a in e["command"]], e.get("replicas", 1))
+        ProcessSpec(
+            e["name"], [sys.executable if a == "python" else a for a in e["command"]], e.get("replicas", 1)
+        )
         for e in entries
     ]
 
@@ -62,12 +64,17 @@ class Supervisor:
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self.stopping.set)
+            loop.add_signal_handler(sig, self._request_stop, sig)
         replicas = [(p, n) for p in self.processes for n in range(1, p.replicas + 1)]
         async with asyncio.TaskGroup() as group:
             for i, (spec, n) in enumerate(replicas):
                 group.create_task(self._keep_running(spec, n, COLORS[i % len(COLORS)]))
         self.log("procman", "all processes stopped")
+
+    def _request_stop(self, sig: signal.Signals) -> None:
+        if not self.stopping.is_set():
+            self.log("procman", f"{sig.name}: stopping every process (grace {self.grace:g}s)")
+        self.stopping.set()
 
     async def _keep_running(self, spec: ProcessSpec, n: int, color: int) -> None:
         tag, delay = f"{spec.name}.{n}", BACKOFF_FIRST
@@ -87,9 +94,12 @@ class Supervisor:
         """Run the child until it exits or we are told to stop; say how it ended."""
         try:
             child = await asyncio.create_subprocess_exec(
-                *spec.command, env={**self.env, "JIPSA_PROCESS": tag},
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True, limit=2**20,  # a long JSON log line must not kill the pump
+                *spec.command,
+                env={**self.env, "JIPSA_PROCESS": tag},
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                limit=2**20,  # a long JSON log line must not kill the pump
             )
         except OSError as e:  # a missing binary is retried like a crash, not fatal to the others
             return f"could not start ({e})"
@@ -97,6 +107,8 @@ class Supervisor:
         output = asyncio.create_task(self._pump(child, tag, color))
         if await self._stopped_before_exit(child):
             await self._stop(child, tag)
+        else:  # whatever it left running in its group would hold the output pipe open
+            self._signal_group(child, signal.SIGKILL)
         await output
         return f"exited with code {child.returncode}"
 
@@ -112,7 +124,7 @@ class Supervisor:
         try:
             await asyncio.wait_for(child.wait(), self.grace)
         except TimeoutError:
-            self.log("procman", f"{tag} still running after {self.grace:.0f}s; killing it")
+            self.log("procman", f"{tag} still running after {self.grace:g}s; killing it")
             self._signal_group(child, signal.SIGKILL)
             await child.wait()
         self.log("procman", f"{tag} stopped with code {child.returncode}")
@@ -142,24 +154,33 @@ def run_all(
     *,
     grace: float = GRACE_SECONDS,
 ) -> int:
-    """Start the servers (unless named), migrate, run every process until SIGINT/SIGTERM; 0 on a clean stop."""
+    """Start the servers (unless named), migrate, run every process until SIGINT/SIGTERM; 0 when stopped."""
     settings = settings or InfraSettings()
     processes = load_processes() if processes is None else processes
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     # Until the event loop installs its handlers, TERM unwinds like Ctrl-C does, so servers
     # already started are stopped rather than orphaned (they run in sessions of their own).
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         with infrastructure(settings) as infra:
-            env = {**os.environ, "DATABASE_URL": str(infra.database_url), "NATS_URL": str(infra.nats_url),
-                   "JIPSA_NAMESPACE": infra.namespace, "JIPSA_DATA_DIR": str(infra.data_dir),
-                   "PYTHONUNBUFFERED": "1"}  # a piped child would otherwise hold its lines back
+            env = {
+                **os.environ,
+                "DATABASE_URL": str(infra.database_url),
+                "NATS_URL": str(infra.nats_url),
+                "JIPSA_NAMESPACE": infra.namespace,
+                "JIPSA_DATA_DIR": str(infra.data_dir),
+                "PYTHONUNBUFFERED": "1",  # a piped child would otherwise hold its lines back
+            }
             asyncio.run(Supervisor(processes, env, grace).run())
-            # Stopping the servers takes seconds at most; a second Ctrl-C must not cut it short
-            # and leave them orphaned.
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            # Stopping the servers takes seconds; a second Ctrl-C must not cut that short and
+            # leave them orphaned.
+            for sig in previous:
                 signal.signal(sig, signal.SIG_IGN)
     except KeyboardInterrupt:
         pass  # interrupted while starting: `infrastructure` has stopped what it started
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
 
 

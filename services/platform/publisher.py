@@ -59,7 +59,9 @@ class StreamLost(Exception):
 
 
 class Publisher:
-    def __init__(self, pool: AsyncConnectionPool, js: JetStreamContext, settings: InfraSettings, batch: int = 500):
+    def __init__(
+        self, pool: AsyncConnectionPool, js: JetStreamContext, settings: InfraSettings, batch: int = 500
+    ):
         self.store = EventStore(pool)
         self.pool, self.js, self.settings, self.batch = pool, js, settings, batch
 
@@ -109,7 +111,9 @@ class Publisher:
                 try:
                     await self.verify_stream()
                     await self.publish_pending()
-                except Exception as e:  # any outage of NATS or Postgres: wait, then catch up from the checkpoint
+                except (
+                    Exception
+                ) as e:  # any outage of NATS or Postgres: wait, then catch up from the checkpoint
                     log.warning("publisher: %s: %s; retrying", type(e).__name__, e)
                     await asyncio.sleep(1.0)
                     continue

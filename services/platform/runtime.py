@@ -81,8 +81,12 @@ def infrastructure(settings: InfraSettings) -> Iterator[InfraSettings]:
 
 def write_urls(settings: InfraSettings) -> Path:
     path = settings.data_dir / "urls.json"
-    urls = {"DATABASE_URL": settings.database_url, "NATS_URL": settings.nats_url,
-            "JIPSA_NAMESPACE": settings.namespace, "pid": os.getpid()}
+    urls = {
+        "DATABASE_URL": settings.database_url,
+        "NATS_URL": settings.nats_url,
+        "JIPSA_NAMESPACE": settings.namespace,
+        "pid": os.getpid(),
+    }
     _write_json(path, urls)
     return path
 
@@ -100,8 +104,10 @@ def load_infra_settings() -> InfraSettings:
             f"(no live {path}). Start the system with `make run` in another terminal, "
             f"or set DATABASE_URL and NATS_URL."
         )
-    update = {"database_url": settings.database_url or urls["DATABASE_URL"],
-              "nats_url": settings.nats_url or urls["NATS_URL"]}
+    update = {
+        "database_url": settings.database_url or urls["DATABASE_URL"],
+        "nats_url": settings.nats_url or urls["NATS_URL"],
+    }
     if "namespace" not in settings.model_fields_set:  # an explicit JIPSA_NAMESPACE wins over the run's
         update["namespace"] = urls["JIPSA_NAMESPACE"]
     return settings.model_copy(update=update)

@@ -96,9 +96,25 @@ class EmbeddedPostgres:
             self._initdb(user)
         log = open(self.root / "postgres.log", "ab")  # noqa: SIM115 (the child owns it)
         self.process = subprocess.Popen(
-            [str(_pg_bin("postgres")), "-D", str(self.pgdata), "-p", str(self.port),
-             "-h", "127.0.0.1", "-k", str(self.pgdata), "-c", "fsync=on", "-c", "max_connections=200"],
-            stdout=log, stderr=subprocess.STDOUT, user=user, start_new_session=True,
+            [
+                str(_pg_bin("postgres")),
+                "-D",
+                str(self.pgdata),
+                "-p",
+                str(self.port),
+                "-h",
+                "127.0.0.1",
+                "-k",
+                str(self.pgdata),
+                "-c",
+                "fsync=on",
+                "-c",
+                "max_connections=200",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            user=user,
+            start_new_session=True,
         )
         self._wait_ready()
         return self.url
@@ -115,9 +131,19 @@ class EmbeddedPostgres:
         if user:
             shutil.chown(self.pgdata, user, user)
         subprocess.run(
-            [str(_pg_bin("initdb")), "-D", str(self.pgdata), "-U", "postgres", "--auth=trust",
-             "--encoding=UTF8", "--locale=C.UTF-8"],
-            check=True, capture_output=True, user=user,
+            [
+                str(_pg_bin("initdb")),
+                "-D",
+                str(self.pgdata),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C.UTF-8",
+            ],
+            check=True,
+            capture_output=True,
+            user=user,
         )
 
     def _system_user(self) -> str | None:
@@ -137,7 +163,9 @@ class EmbeddedPostgres:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process and self.process.poll() is not None:
-                raise RuntimeError(f"postgres exited with {self.process.returncode}; see {self.root / 'postgres.log'}")
+                raise RuntimeError(
+                    f"postgres exited with {self.process.returncode}; see {self.root / 'postgres.log'}"
+                )
             ready = subprocess.run(
                 [str(_pg_bin("pg_isready")), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"],
                 capture_output=True,

@@ -19,6 +19,7 @@ class InfraSettings(BaseSettings):
     nats_url: str | None = Field(default=None, alias="NATS_URL")
     namespace: str = Field(default="jipsa", alias="JIPSA_NAMESPACE", pattern=r"^[a-z][a-z0-9_]*$")
     data_dir: Path = Field(default=REPO_ROOT / ".data", alias="JIPSA_DATA_DIR")
+    stream_replicas: int = Field(default=1, ge=1, le=5, alias="JIPSA_STREAM_REPLICAS")
 
     @property
     def stream_name(self) -> str:

@@ -42,8 +42,12 @@ def owned(tmp_path: Path) -> Iterator[OwnedServers]:
 
 @pytest.fixture
 def owned_infra(owned: OwnedServers, tmp_path: Path) -> InfraSettings:
-    return InfraSettings(DATABASE_URL=owned.database_url, NATS_URL=owned.nats.url, JIPSA_NAMESPACE="jipsa",
-                         JIPSA_DATA_DIR=tmp_path)
+    return InfraSettings(
+        DATABASE_URL=owned.database_url,
+        NATS_URL=owned.nats.url,
+        JIPSA_NAMESPACE="jipsa",
+        JIPSA_DATA_DIR=tmp_path,
+    )
 
 
 @pytest.fixture

@@ -19,7 +19,9 @@ POLICY = ConsumerPolicy.from_infra(backoff_s=[0.1, 0.2, 0.5], ack_wait_s=3)
 
 
 def backbone(store, nc, infra):
-    consumer = Consumer(Subscription("planner", "QueryReceived", plan_once), store.pool, nc.jetstream(), infra, POLICY)
+    consumer = Consumer(
+        Subscription("planner", "QueryReceived", plan_once), store.pool, nc.jetstream(), infra, POLICY
+    )
     return Publisher(store.pool, nc.jetstream(), infra), consumer
 
 
@@ -34,15 +36,18 @@ async def plans(store, n: int) -> bool:
 
 async def exactly_one_plan_per_query(store) -> None:
     async with store.pool.connection() as conn:
-        rows = await (await conn.execute(
-            "SELECT correlation_id, count(*) AS n FROM events WHERE event_type = 'PlanReady' GROUP BY 1"
-        )).fetchall()
+        rows = await (
+            await conn.execute(
+                "SELECT correlation_id, count(*) AS n FROM events WHERE event_type = 'PlanReady' GROUP BY 1"
+            )
+        ).fetchall()
     queries = await count_events(store, "QueryReceived")
     assert len(rows) == queries and all(r["n"] == 1 for r in rows), "a run was planned twice or not at all"
 
 
-async def test_nats_stopped_and_started_mid_stream_loses_and_doubles_nothing(owned, owned_infra, owned_store,
-                                                                             owned_nc) -> None:
+async def test_nats_stopped_and_started_mid_stream_loses_and_doubles_nothing(
+    owned, owned_infra, owned_store, owned_nc
+) -> None:
     async with running(*backbone(owned_store, owned_nc, owned_infra)):
         await append_runs(owned_store, "before", 10)
         await wait_until(lambda: plans(owned_store, 10), what="plans before the outage")
@@ -54,8 +59,9 @@ async def test_nats_stopped_and_started_mid_stream_loses_and_doubles_nothing(own
     await exactly_one_plan_per_query(owned_store)
 
 
-async def test_nats_restarted_with_its_storage_wiped_is_refed_from_the_store(owned, owned_infra, owned_store,
-                                                                            owned_nc) -> None:
+async def test_nats_restarted_with_its_storage_wiped_is_refed_from_the_store(
+    owned, owned_infra, owned_store, owned_nc
+) -> None:
     async with running(*backbone(owned_store, owned_nc, owned_infra)):
         await append_runs(owned_store, "before", 10)
         await wait_until(lambda: plans(owned_store, 10), what="plans before the wipe")
@@ -65,11 +71,15 @@ async def test_nats_restarted_with_its_storage_wiped_is_refed_from_the_store(own
         await append_runs(owned_store, "after", 10)
         await wait_until(lambda: plans(owned_store, 20), timeout=60, what="plans after the wipe")
         # the stream was rebuilt from the store: it holds every event again, not only the new ones
-        await wait_until(lambda: _stream_holds(owned_nc, owned_infra, owned_store), timeout=60, what="re-feed")
+        await wait_until(
+            lambda: _stream_holds(owned_nc, owned_infra, owned_store), timeout=60, what="re-feed"
+        )
     await exactly_one_plan_per_query(owned_store)
 
 
-async def test_postgres_restarted_services_reconnect_by_themselves(owned, owned_infra, owned_store, owned_nc) -> None:
+async def test_postgres_restarted_services_reconnect_by_themselves(
+    owned, owned_infra, owned_store, owned_nc
+) -> None:
     async with running(*backbone(owned_store, owned_nc, owned_infra)):
         await append_runs(owned_store, "before", 5)
         await wait_until(lambda: plans(owned_store, 5), what="plans before the restart")
@@ -81,11 +91,17 @@ async def test_postgres_restarted_services_reconnect_by_themselves(owned, owned_
     await exactly_one_plan_per_query(owned_store)
 
 
-async def test_consumer_killed_mid_message_gets_it_again_and_the_effect_happens_once(owned, owned_infra,
-                                                                                    owned_store, tmp_path) -> None:
+async def test_consumer_killed_mid_message_gets_it_again_and_the_effect_happens_once(
+    owned, owned_infra, owned_store, tmp_path
+) -> None:
     marker = tmp_path / "handling"
-    env = {**os.environ, "DATABASE_URL": owned.database_url, "NATS_URL": owned.nats.url, "JIPSA_NAMESPACE": "jipsa",
-           "HANG_MARKER": str(marker)}
+    env = {
+        **os.environ,
+        "DATABASE_URL": owned.database_url,
+        "NATS_URL": owned.nats.url,
+        "JIPSA_NAMESPACE": "jipsa",
+        "HANG_MARKER": str(marker),
+    }
     await owned_store.append([query_event("killed")])
     first = subprocess.Popen([sys.executable, "-m", "tests.fault.slow_planner"], env=env)
     try:
@@ -93,8 +109,9 @@ async def test_consumer_killed_mid_message_gets_it_again_and_the_effect_happens_
         first.send_signal(signal.SIGKILL)  # mid-message: its transaction and its ack never happen
         first.wait(10)
         assert await count_events(owned_store, "PlanReady") == 0
-        second = subprocess.Popen([sys.executable, "-m", "tests.fault.slow_planner"],
-                                  env={**env, "HANG_MARKER": ""})
+        second = subprocess.Popen(
+            [sys.executable, "-m", "tests.fault.slow_planner"], env={**env, "HANG_MARKER": ""}
+        )
         try:
             await wait_until(lambda: plans(owned_store, 1), timeout=60, what="redelivery after ack_wait")
         finally:

@@ -14,7 +14,9 @@ from services.platform.consumer import Consumer, HandlerContext, Outcome
 
 
 def query_event(run: str, text: str = "전세금 5% 인상 가능한가요?"):
-    return new_envelope(QueryReceived(run_id=run, query=text), stream_id=f"run-{run}", correlation_id=run, session_id="s")
+    return new_envelope(
+        QueryReceived(run_id=run, query=text), stream_id=f"run-{run}", correlation_id=run, session_id="s"
+    )
 
 
 async def plan_once(ctx: HandlerContext) -> Outcome:
@@ -46,7 +48,9 @@ async def running(*runnables) -> AsyncIterator[asyncio.Event]:
 
 async def count_events(store, event_type: str) -> int:
     async with store.pool.connection() as conn:
-        row = await (await conn.execute("SELECT count(*) AS n FROM events WHERE event_type = %s", (event_type,))).fetchone()
+        row = await (
+            await conn.execute("SELECT count(*) AS n FROM events WHERE event_type = %s", (event_type,))
+        ).fetchone()
     return row["n"]
 
 

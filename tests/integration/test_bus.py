@@ -22,7 +22,9 @@ FAST = ConsumerPolicy.from_infra(backoff_s=[0.05, 0.1, 0.2], max_attempts=3, ack
 
 
 def planner(store: EventStore, nc: NATS, infra: InfraSettings, handler=plan_once, policy=FAST) -> Consumer:
-    return Consumer(Subscription("planner", "QueryReceived", handler), store.pool, nc.jetstream(), infra, policy)
+    return Consumer(
+        Subscription("planner", "QueryReceived", handler), store.pool, nc.jetstream(), infra, policy
+    )
 
 
 async def test_committed_events_reach_a_consumer_and_take_effect_once(store, nc, infra) -> None:
@@ -64,8 +66,11 @@ async def test_a_message_delivered_twice_takes_effect_once(store, nc, infra) -> 
     await consumer.ensure()
     for copy in range(3):
         headers = {**headers_for(recorded), "Nats-Msg-Id": f"{recorded.envelope.event_id}-{copy}"}
-        await nc.jetstream().publish(subject_for(recorded.envelope, infra.namespace),
-                                     recorded.envelope.model_dump_json().encode(), headers=headers)
+        await nc.jetstream().publish(
+            subject_for(recorded.envelope, infra.namespace),
+            recorded.envelope.model_dump_json().encode(),
+            headers=headers,
+        )
     async with running(consumer):
         await wait_until(lambda: _consumer_idle(nc, infra, consumer), what="all copies acked")
     assert await count_events(store, "PlanReady") == 1
@@ -95,7 +100,9 @@ async def test_malformed_and_unknown_messages_are_parked_and_the_consumer_goes_o
     js = nc.jetstream()
     subject = f"{infra.namespace}.v1.QueryReceived"
     await js.publish(subject, b"\xff not json", headers={"Nats-Msg-Id": "garbage"})
-    await js.publish(subject, json.dumps({"event_type": "QueryReceived"}).encode(), headers={"Nats-Msg-Id": "partial"})
+    await js.publish(
+        subject, json.dumps({"event_type": "QueryReceived"}).encode(), headers={"Nats-Msg-Id": "partial"}
+    )
     unknown = query_event("u").model_copy(update={"schema_version": 9})
     await js.publish(f"{infra.namespace}.v9.QueryReceived", unknown.model_dump_json().encode())
     await store.append([query_event("good")])

@@ -29,7 +29,9 @@ async def writer(store: EventStore, n: int, until: float, committed: list) -> No
         batch = [query_event(f"w{n}-{rng.randrange(5)}") for _ in range(rng.choice([1, 1, 3]))]
         async with store.pool.connection() as conn, conn.transaction():
             await append_in(conn, batch)
-            await asyncio.sleep(rng.random() * 0.004)  # hold the commit back: out-of-order commits if unguarded
+            await asyncio.sleep(
+                rng.random() * 0.004
+            )  # hold the commit back: out-of-order commits if unguarded
         committed.extend(e.event_id for e in batch)
 
 

@@ -12,7 +12,9 @@ pytestmark = pytest.mark.integration
 
 
 def query(run: str, text: str = "전세금 인상기준은?"):
-    return new_envelope(QueryReceived(run_id=run, query=text), stream_id=f"run-{run}", correlation_id=run, session_id="s")
+    return new_envelope(
+        QueryReceived(run_id=run, query=text), stream_id=f"run-{run}", correlation_id=run, session_id="s"
+    )
 
 
 async def test_append_is_idempotent_by_event_id(store: EventStore) -> None:
@@ -33,11 +35,17 @@ async def test_expected_version_refuses_a_stale_decision(store: EventStore) -> N
 
 async def test_stream_versions_count_up_per_stream_in_one_batch(store: EventStore) -> None:
     recorded = await store.append([query("a"), query("b"), query("a")])
-    assert [(r.envelope.stream_id, r.stream_version) for r in recorded] == [("run-a", 1), ("run-b", 1), ("run-a", 2)]
+    assert [(r.envelope.stream_id, r.stream_version) for r in recorded] == [
+        ("run-a", 1),
+        ("run-b", 1),
+        ("run-a", 2),
+    ]
     assert [r.position for r in recorded] == sorted(r.position for r in recorded)
 
 
-@pytest.mark.parametrize("statement", ["UPDATE events SET event_type = 'X'", "DELETE FROM events", "TRUNCATE events"])
+@pytest.mark.parametrize(
+    "statement", ["UPDATE events SET event_type = 'X'", "DELETE FROM events", "TRUNCATE events"]
+)
 async def test_database_refuses_to_change_stored_events(store: EventStore, statement: str) -> None:
     await store.append([query("r1")])
     async with store.pool.connection() as conn:

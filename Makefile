@@ -1,0 +1,42 @@
+# Jipsa: `make run` starts everything, `make test` proves it. See README.md.
+SHELL := /bin/bash
+UV ?= uv
+VENV := .venv
+PY := $(VENV)/bin/python
+PYTEST := $(VENV)/bin/pytest
+
+.PHONY: install run test test-fast bench lint fmt schemas clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml uv.lock
+	@command -v $(UV) >/dev/null || python3 -m pip install --user --quiet uv
+	$(UV) sync --frozen
+	@touch $@
+
+run: install  ## servers (embedded unless NATS_URL / DATABASE_URL are set), migrations, every service
+	$(VENV)/bin/jipsa run
+
+test: install  ## unit + contract + integration + fault against real NATS and Postgres
+	$(PYTEST) -q -ra
+
+test-fast: install  ## the tiers that need no servers
+	$(PYTEST) -q -m "unit or contract"
+
+bench: install  ## throughput and latency beside the raw ceilings measured in the same run
+	$(PY) -m tests.bench.backbone
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m contracts.export --check
+
+fmt: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+schemas: install  ## re-export contracts/schemas and contracts/asyncapi.json from the models
+	$(PY) -m contracts.export
+
+clean:
+	rm -rf .data .pytest_cache

@@ -1,0 +1,120 @@
+"""The platform's own `jipsa` commands: run the system, operate the dead letters, re-feed the bus."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from contracts import subject_for
+from services.platform.bus import connect, ensure_stream
+from services.platform.db import open_pool
+from services.platform.deadletters import describe, list_dead_letters
+from services.platform.deadletters import replay as redrive
+from services.platform.eventstore import EventStore
+from services.platform.publisher import headers_for
+from services.platform.runtime import load_infra_settings
+from services.platform.settings import InfraSettings
+
+console = Console()
+T = TypeVar("T")
+
+
+def run() -> None:
+    """Start Jipsa: servers (unless NATS_URL / DATABASE_URL are set), migrations, services."""
+    from services.platform.procman import run_all
+
+    raise typer.Exit(run_all())
+
+
+def _with_infra(work: Callable[[InfraSettings], Awaitable[T]]) -> T:
+    return asyncio.run(work(load_infra_settings()))
+
+
+dlq_app = typer.Typer(no_args_is_help=True, help="Messages consumers gave up on: list them, re-drive them.")
+
+
+@dlq_app.command("list")
+def dlq_list(
+    all_: Annotated[bool, typer.Option("--all", help="include letters already replayed")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    async def work(settings: InfraSettings) -> list:
+        pool = await open_pool(settings.database_url, max_size=1)
+        try:
+            return await list_dead_letters(pool, include_replayed=all_)
+        finally:
+            await pool.close()
+
+    letters = [describe(d) for d in _with_infra(work)]
+    if as_json:
+        print(json.dumps(letters, ensure_ascii=False, indent=2))
+        return
+    if not letters:
+        console.print("no dead letters")
+    for d in letters:
+        console.print(
+            f"[bold]#{d['id']}[/] {d['parked_at']} {d['consumer']} {d['subject']} "
+            f"({d['deliveries']} deliveries)\n    {d['error']}"
+        )
+
+
+@dlq_app.command("replay")
+def dlq_replay(letter_ids: Annotated[list[int], typer.Argument(help="ids from `jipsa dlq list`")]) -> None:
+    async def work(settings: InfraSettings) -> None:
+        pool = await open_pool(settings.database_url, max_size=1)
+        nc = await connect(settings.nats_url, "jipsa-cli")
+        try:
+            for letter_id in letter_ids:
+                letter = await redrive(pool, nc.jetstream(), letter_id)
+                console.print(f"re-drove #{letter.id} to {letter.subject}")
+        finally:
+            await nc.drain()
+            await pool.close()
+
+    _with_infra(work)
+
+
+def replay(
+    from_position: Annotated[int, typer.Option("--from", help="first position to re-feed")] = 1,
+    to_position: Annotated[int | None, typer.Option("--to", help="last position (default: the head)")] = None,
+) -> None:
+    """Re-feed stored events to the bus from a position, under their own Nats-Msg-Id.
+
+    Safe to run at any time: JetStream drops what it still holds inside its duplicate
+    window, and every consumer's inbox skips what it has handled.
+    """
+
+    async def work(settings: InfraSettings) -> int:
+        pool = await open_pool(settings.database_url, max_size=1)
+        nc = await connect(settings.nats_url, "jipsa-cli")
+        js, store, sent = nc.jetstream(), EventStore(pool), 0
+        try:
+            await ensure_stream(js, settings)
+            head = to_position or await store.head()
+            with Progress(console=console) as progress:
+                bar = progress.add_task("re-feeding", total=max(head - from_position + 1, 0))
+                position = from_position - 1
+                while position < head:
+                    batch = [r for r in await store.read_all(position, 500) if r.position <= head]
+                    if not batch:
+                        break
+                    for r in batch:
+                        await js.publish(
+                            subject_for(r.envelope, settings.namespace),
+                            r.envelope.model_dump_json().encode(),
+                            headers=headers_for(r),
+                        )
+                    position, sent = batch[-1].position, sent + len(batch)
+                    progress.update(bar, completed=position - from_position + 1)
+        finally:
+            await nc.drain()
+            await pool.close()
+        return sent
+
+    console.print(f"re-fed {_with_infra(work)} events")

@@ -1,0 +1,217 @@
+"""`make bench`: the backbone's figures beside the raw ceilings measured in the same run.
+
+Every figure is printed with its ceiling and the ratio between them, because on a
+shared 2-core machine an absolute number says little and a ratio to the bare
+driver on the same machine, at the same moment, says what our code costs.
+Sizes: BENCH_EVENTS (default 2000).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+
+from services.platform.bus import ConsumerPolicy, connect, ensure_stream
+from services.platform.consumer import Consumer, HandlerContext, Subscription
+from services.platform.db import migrate, open_pool
+from services.platform.eventstore import EventStore
+from services.platform.publisher import Publisher
+from services.platform.settings import InfraSettings
+from tests.integration.bus_helpers import query_event, running
+from tests.servers import real_servers
+
+N = int(os.environ.get("BENCH_EVENTS", "2000"))
+BATCH = 100
+
+
+def rate(n: int, seconds: float) -> float:
+    return n / seconds if seconds else float("inf")
+
+
+def row(name: str, value: float, unit: str, ceiling: float | None = None, ceiling_name: str = "") -> None:
+    ratio = f"{value / ceiling:6.2f}x of {ceiling_name} ({ceiling:,.0f} {unit})" if ceiling else ""
+    print(f"  {name:<44} {value:>12,.1f} {unit:<9} {ratio}")
+
+
+async def bare_inserts(url: str) -> tuple[float, float]:
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        await conn.execute("CREATE TEMP TABLE bare (id bigserial, event_id uuid, data jsonb)")
+        payload = query_event("bare").model_dump_json()
+        start = time.perf_counter()
+        for _ in range(N):
+            async with conn.transaction():
+                await conn.execute(
+                    "INSERT INTO bare (event_id, data) VALUES (%s, %s)", (uuid.uuid4(), payload)
+                )
+        single = rate(N, time.perf_counter() - start)
+        start = time.perf_counter()
+        for _ in range(N // BATCH):
+            async with conn.transaction():
+                await conn.execute(
+                    "INSERT INTO bare (event_id, data) SELECT i, %s::jsonb FROM unnest(%s::uuid[]) AS i",
+                    (payload, [uuid.uuid4() for _ in range(BATCH)]),
+                )
+        batched = rate(N // BATCH * BATCH, time.perf_counter() - start)
+    return single, batched
+
+
+async def store_appends(store: EventStore) -> tuple[float, float]:
+    start = time.perf_counter()
+    for i in range(N):
+        await store.append([query_event(f"single{i % 50}")])
+    single = rate(N, time.perf_counter() - start)
+    start = time.perf_counter()
+    for b in range(N // BATCH):
+        await store.append([query_event(f"batch{b}-{i % 10}") for i in range(BATCH)])
+    return single, rate(N // BATCH * BATCH, time.perf_counter() - start)
+
+
+async def bare_publish(nc, settings: InfraSettings) -> float:
+    js = nc.jetstream()
+    subject = f"{settings.namespace}.bench.bare"
+    payload = query_event("bare").model_dump_json().encode()
+    start = time.perf_counter()
+    futures = [
+        await js.publish_async(subject, payload, headers={"Nats-Msg-Id": str(uuid.uuid4())}) for _ in range(N)
+    ]
+    await asyncio.gather(*futures)
+    return rate(N, time.perf_counter() - start)
+
+
+async def relay(store: EventStore, nc, settings: InfraSettings) -> float:
+    publisher = Publisher(store.pool, nc.jetstream(), settings)
+    await publisher.verify_stream()
+    start = time.perf_counter()
+    sent = await publisher.publish_pending()
+    return rate(sent, time.perf_counter() - start)
+
+
+async def commit_to_consumer(
+    store: EventStore, nc, settings: InfraSettings, samples: int = 300
+) -> list[float]:
+    """Latency from an append's commit to the consumer's handler running, through store, relay and NATS."""
+    appended: dict[str, float] = {}
+    latencies: list[float] = []
+    done = asyncio.Event()
+
+    async def handler(ctx: HandlerContext) -> None:
+        latencies.append(time.perf_counter() - appended[ctx.event.run_id])
+        if len(latencies) >= samples:
+            done.set()
+
+    consumer = Consumer(
+        Subscription("bench", "QueryReceived", handler),
+        store.pool,
+        nc.jetstream(),
+        settings,
+        ConsumerPolicy.from_infra(fetch_batch=1),
+    )
+    publisher = Publisher(store.pool, nc.jetstream(), settings)
+    await publisher.verify_stream()
+    await publisher.publish_pending()  # what earlier benches appended is not part of this sample
+    await consumer.ensure()
+    async with running(publisher, consumer):
+        for i in range(samples):
+            run = f"lat{i}"
+            await store.append([query_event(run)])
+            appended[run] = time.perf_counter()
+            await asyncio.sleep(0.005)
+        await asyncio.wait_for(done.wait(), 120)
+    return latencies
+
+
+async def bare_nats_latency(nc, samples: int = 300) -> list[float]:
+    """The floor under commit-to-consumer: one core NATS publish to a subscriber on the same machine."""
+    got: asyncio.Queue[float] = asyncio.Queue()
+    sub = await nc.subscribe("bench.rtt", cb=lambda m: got.put_nowait(time.perf_counter()))
+    latencies = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        await nc.publish("bench.rtt", b"x")
+        latencies.append(await got.get() - start)
+    await sub.unsubscribe()
+    return latencies
+
+
+def percentile(values: list[float], p: float) -> float:
+    return statistics.quantiles(values, n=100)[int(p) - 1] if len(values) > 1 else values[0]
+
+
+async def bench(database_url: str, nats_url: str) -> None:
+    settings = InfraSettings(
+        DATABASE_URL=database_url, NATS_URL=nats_url, JIPSA_NAMESPACE=f"b{uuid.uuid4().hex[:8]}"
+    )
+    pool = await open_pool(database_url)
+    store = EventStore(pool)
+    nc = await connect(nats_url, "bench")
+    await ensure_stream(nc.jetstream(), settings)
+    print(f"Jipsa backbone bench: {N} events per figure\n")
+
+    print("Event store appends (events/s)")
+    bare_single, bare_batched = await bare_inserts(database_url)
+    single, batched = await store_appends(store)
+    row("append, 1 event per transaction", single, "events/s", bare_single, "bare insert")
+    row(f"append, {BATCH} events per transaction", batched, "events/s", bare_batched, "bare batched insert")
+
+    print("\nPublication to JetStream (events/s)")
+    ceiling = await bare_publish(nc, settings)
+    row(
+        "relay: store -> JetStream with dedup ids",
+        await relay(store, nc, settings),
+        "events/s",
+        ceiling,
+        "bare publish+ack",
+    )
+
+    print("\nCommit-to-consumer latency (ms)")
+    floor = [x * 1000 for x in await bare_nats_latency(nc)]
+    lat = [x * 1000 for x in await commit_to_consumer(store, nc, settings)]
+    for p in (50, 99):
+        row(f"p{p} commit -> handler", percentile(lat, p), "ms", percentile(floor, p), "bare NATS hop")
+
+    print("\nProjection rebuild (events/s)")
+    from services.projector.runner import rebuild_for_bench
+
+    events, seconds = await rebuild_for_bench(pool)
+    head_rate = rate(events, seconds)
+    start = time.perf_counter()
+    read = 0
+    position = 0
+    while batch := await store.read_all(position, 1000):
+        read, position = read + len(batch), batch[-1].position
+    row(
+        "rebuild both projections from position 0",
+        head_rate,
+        "events/s",
+        rate(read, time.perf_counter() - start),
+        "bare log read",
+    )
+
+    await nc.drain()
+    await pool.close()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch, real_servers(Path(scratch)) as urls:
+        name = f"jipsa_bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(urls.database_url, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        url = urls.database_url.rsplit("/", 1)[0] + f"/{name}"
+        try:
+            migrate(url)
+            print(f"servers: {urls.source}")
+            asyncio.run(bench(url, urls.nats_url))
+        finally:
+            with psycopg.connect(urls.database_url, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+if __name__ == "__main__":
+    main()
