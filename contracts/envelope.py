@@ -17,7 +17,7 @@ from contracts.events import Event
 
 
 class TraceContext(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     traceparent: str | None = None
     tracestate: str | None = None
@@ -40,7 +40,9 @@ class Envelope(BaseModel):
 
     def metadata(self) -> dict[str, Any]:
         """Everything but the payload, as stored in the store's metadata column."""
-        return self.model_dump(mode="json", exclude={"data", "event_id", "event_type", "schema_version", "stream_id"})
+        return self.model_dump(
+            mode="json", exclude={"data", "event_id", "event_type", "schema_version", "stream_id"}
+        )
 
 
 def new_envelope(

@@ -52,10 +52,16 @@ class Registry:
             raise UnknownEventType(f"unknown event {event_type!r} v{version}") from None
 
     def models(self) -> list[type[Event]]:
-        return sorted(self._models.values(), key=lambda m: (m.event_type, m.model_fields["schema_version"].default))
+        return sorted(
+            self._models.values(), key=lambda m: (m.event_type, m.model_fields["schema_version"].default)
+        )
 
     def current(self) -> list[type[Event]]:
-        return [m for m in self.models() if m.model_fields["schema_version"].default == self.latest_version(m.event_type)]
+        return [
+            m
+            for m in self.models()
+            if m.model_fields["schema_version"].default == self.latest_version(m.event_type)
+        ]
 
     def parse(self, event_type: str, version: int, data: dict[str, Any]) -> Event:
         """Read a payload of any known version as the current model (upcasting on read)."""

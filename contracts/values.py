@@ -40,7 +40,9 @@ class Intent(Frozen):
 class PlanStep(Frozen):
     step_id: str = Field(min_length=1, max_length=64)
     team: Team
-    task: str = Field(min_length=1, max_length=200, description="what this step does, specific to the question")
+    task: str = Field(
+        min_length=1, max_length=200, description="what this step does, specific to the question"
+    )
     inputs: dict[str, Any] = {}
     depends_on: list[str] = []
     timeout_s: float = Field(default=60.0, gt=0)
@@ -51,7 +53,9 @@ Strategy = Literal["sequential", "parallel", "dag"]
 
 
 class StepError(Frozen):
-    code: str = Field(min_length=1, max_length=100, description="machine-readable kind, e.g. timeout, upstream_unavailable")
+    code: str = Field(
+        min_length=1, max_length=100, description="machine-readable kind, e.g. timeout, upstream_unavailable"
+    )
     message: str
 
 
