@@ -92,10 +92,8 @@ class EventStore:
             return await append_in(conn, events, expected_version=expected_version)
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
-        return await self._select(
-            f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
-            (after_position, limit),
-        )
+        async with self.pool.connection() as conn:
+            return await read_all_in(conn, after_position, limit)
 
     async def read_stream(self, stream_id: str, after_version: int = 0) -> list[Recorded]:
         return await self._select(
@@ -122,6 +120,14 @@ class EventStore:
         async with self.pool.connection() as conn:
             rows = await (await conn.execute(sql, params)).fetchall()
             return [_recorded(r) for r in rows]
+
+
+async def read_all_in(conn: AsyncConnection, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
+    """Read the log inside the caller's transaction (a projector reads and checkpoints in one)."""
+    cur = await conn.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s", (after_position, limit)
+    )
+    return [_recorded(r) for r in await cur.fetchall()]
 
 
 async def append_in(

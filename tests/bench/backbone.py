@@ -177,10 +177,11 @@ async def bench(database_url: str, nats_url: str) -> None:
         row(f"p{p} commit -> handler", percentile(lat, p), "ms", percentile(floor, p), "bare NATS hop")
 
     print("\nProjection rebuild (events/s)")
-    from services.projector.runner import rebuild_for_bench
+    from services.projector.runner import Projector
 
-    events, seconds = await rebuild_for_bench(pool)
-    head_rate = rate(events, seconds)
+    start = time.perf_counter()
+    events = await Projector(store).rebuild()
+    head_rate = rate(events, time.perf_counter() - start)
     start = time.perf_counter()
     read = 0
     position = 0

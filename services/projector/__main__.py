@@ -1,0 +1,29 @@
+"""`python -m services.projector`: follow the log into the projections until SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+
+from services.platform.runtime import ServersNotFound
+from services.projector.bootstrap import load_settings, opened_store
+from services.projector.runner import Projector
+
+
+async def main() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with opened_store(load_settings()) as store:
+        await Projector(store).run(stop)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(main())
+    except ServersNotFound as missing:
+        sys.exit(str(missing))

@@ -1,0 +1,63 @@
+"""What every projection fold shares: frozen state, a handler table, and folding a run's records.
+
+A fold reads events through `Recorded.event()`, so stored old versions arrive
+upcast. It parses only the types it handles: a type it does not know (or one a
+newer build added) is ignored, yet still moves the run's `last_position`, so
+the state says which point of the log it reflects. A handled type in a version
+this build cannot read raises UnknownEventType: the projector stops there
+rather than skip a fact its folds need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from contracts import Event
+from services.platform.eventstore import Recorded
+
+
+class Frozen(BaseModel):
+    """Plain, frozen data that a fold replaces, never edits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Projected(Frozen):
+    """The state of one run in a projection, and the last log position it reflects."""
+
+    last_position: int = 0
+
+
+State = TypeVar("State", bound=Projected)
+Handler = Callable[[Any, Any, Recorded], Any]
+Evolve = Callable[[State | None, Recorded], State | None]
+
+
+def handler_table(handlers: Mapping[type[Event], Handler]) -> dict[str, Handler]:
+    """Key handlers by event type name, so an unhandled type is never even parsed."""
+    return {model.event_type: handler for model, handler in handlers.items()}
+
+
+def evolve_with(handlers: Mapping[str, Handler], state: State | None, record: Recorded) -> State | None:
+    handler = handlers.get(record.envelope.event_type)
+    if handler is not None:
+        state = handler(state, record.event(), record)
+    if state is None:
+        return None
+    return state.model_copy(update={"last_position": record.position})
+
+
+def fold_runs(
+    evolve: Evolve[State], records: Iterable[Recorded], states: Mapping[str, State] | None = None
+) -> dict[str, State]:
+    """Fold records (in log order) into per-run states; a run is its events' correlation id."""
+    folded = dict(states or {})
+    for record in records:
+        run_id = record.envelope.correlation_id
+        state = evolve(folded.get(run_id), record)
+        if state is not None:
+            folded[run_id] = state
+    return folded

@@ -1,0 +1,144 @@
+"""The projection tables in Postgres: load a batch's runs, save what the folds made of them.
+
+Rows are the fold's models, column for column (the column lists come from the
+models), so a field added to a model fails loudly until the migration has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+from pydantic import BaseModel
+
+from services.projector.final_state import FinalState, SessionRun, history_entry
+from services.projector.todo import Todo, TodoStep
+
+CHECKPOINT = "projections"
+
+# Every projection table and its primary key: what a rebuild clears and a digest reads, in that order.
+PROJECTION_TABLES: dict[str, str] = {
+    "todos": "run_id",
+    "todo_steps": "run_id, step_id",
+    "final_states": "run_id",
+    "session_runs": "session_id, run_id",
+}
+
+_TODO_COLUMNS = ("run_id", "session_id", "last_position")
+_TIMESTAMPS = ("started_at", "completed_at", "created_at", "planned_at")
+_FINAL_JSONB = ("intent", "plan", "step_results", "response", "errors")
+
+
+class MissingCheckpoint(RuntimeError):
+    """The checkpoint row is seeded by migration 0002; without it the database is not migrated."""
+
+
+async def lock_checkpoint(conn: AsyncConnection, name: str = CHECKPOINT) -> int:
+    """The checkpoint, locked until the transaction ends: one projector at a time applies a batch."""
+    return await _checkpoint(conn, name, for_update=True)
+
+
+async def read_checkpoint(conn: AsyncConnection, name: str = CHECKPOINT) -> int:
+    return await _checkpoint(conn, name, for_update=False)
+
+
+async def save_checkpoint(conn: AsyncConnection, position: int, name: str = CHECKPOINT) -> None:
+    await conn.execute(
+        "UPDATE checkpoints SET position = %s, updated_at = now() WHERE name = %s", (position, name)
+    )
+
+
+async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
+    lock = " FOR UPDATE" if for_update else ""
+    cur = await conn.execute(f"SELECT position FROM checkpoints WHERE name = %s{lock}", (name,))
+    row = await cur.fetchone()
+    if row is None:
+        raise MissingCheckpoint(f"no checkpoint {name!r}: run the migrations (alembic upgrade head)")
+    return row["position"]
+
+
+async def clear(conn: AsyncConnection) -> None:
+    """Empty every projection table. DELETE rather than TRUNCATE: inside a rebuild's transaction,
+    readers keep seeing the old rows (MVCC) until the rebuilt ones commit, instead of blocking."""
+    for table in reversed(PROJECTION_TABLES):
+        await conn.execute(f"DELETE FROM {table}")
+
+
+async def load_todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, Todo]:
+    cur = await conn.execute(
+        f"SELECT {', '.join(_TODO_COLUMNS)} FROM todos WHERE run_id = ANY(%s)", (run_ids,)
+    )
+    todos = {r["run_id"]: r for r in await cur.fetchall()}
+    step_columns = ", ".join(TodoStep.model_fields)
+    cur = await conn.execute(
+        f"SELECT run_id, {step_columns} FROM todo_steps WHERE run_id = ANY(%s) ORDER BY run_id, ordinal",
+        (run_ids,),
+    )
+    steps: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in todos}
+    for row in await cur.fetchall():
+        steps[row.pop("run_id")].append(row)
+    return {run_id: Todo.model_validate({**row, "steps": steps[run_id]}) for run_id, row in todos.items()}
+
+
+async def save_todos(conn: AsyncConnection, todos: list[Todo]) -> None:
+    """Upsert each run's todo and replace its steps (an edited plan may drop or rename steps)."""
+    if not todos:
+        return
+    await _upsert(conn, "todos", "run_id", [_todo_row(t) for t in todos])
+    await conn.execute("DELETE FROM todo_steps WHERE run_id = ANY(%s)", ([t.run_id for t in todos],))
+    await _insert(conn, "todo_steps", [{"run_id": t.run_id, **_row(s)} for t in todos for s in t.steps])
+
+
+async def load_final_states(conn: AsyncConnection, run_ids: list[str]) -> dict[str, FinalState]:
+    columns = ", ".join(FinalState.model_fields)
+    cur = await conn.execute(f"SELECT {columns} FROM final_states WHERE run_id = ANY(%s)", (run_ids,))
+    return {r["run_id"]: FinalState.model_validate(r) for r in await cur.fetchall()}
+
+
+async def save_final_states(conn: AsyncConnection, states: list[FinalState]) -> None:
+    """Upsert each run's final state and, with it, its line in the session's history."""
+    await _upsert(conn, "final_states", "run_id", [_row(s, jsonb=_FINAL_JSONB) for s in states])
+    history: list[SessionRun] = [e for e in map(history_entry, states) if e is not None]
+    await _upsert(conn, "session_runs", "session_id, run_id", [_row(e) for e in history])
+
+
+def _todo_row(todo: Todo) -> dict[str, Any]:
+    return {
+        "run_id": todo.run_id,
+        "session_id": todo.session_id,
+        "total_steps": len(todo.steps),
+        "finished_steps": todo.finished_steps,
+        "progress_pct": todo.progress_pct,
+        "last_position": todo.last_position,
+    }
+
+
+def _row(model: BaseModel, *, jsonb: Iterable[str] = ()) -> dict[str, Any]:
+    """A model as a row: JSON values, real timestamps for timestamptz, Jsonb for jsonb (None is NULL)."""
+    row = model.model_dump(mode="json")
+    row.update({c: getattr(model, c) for c in _TIMESTAMPS if c in row})
+    row.update({c: Jsonb(row[c]) for c in jsonb if row[c] is not None})
+    return row
+
+
+async def _insert(conn: AsyncConnection, table: str, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        async with conn.cursor() as cur:
+            await cur.executemany(_insert_sql(table, list(rows[0])), rows)
+
+
+async def _upsert(conn: AsyncConnection, table: str, key: str, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    columns = list(rows[0])
+    keys = key.split(", ")
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c not in keys)
+    sql = f"{_insert_sql(table, columns)} ON CONFLICT ({key}) DO UPDATE SET {updates}"
+    async with conn.cursor() as cur:
+        await cur.executemany(sql, rows)
+
+
+def _insert_sql(table: str, columns: list[str]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(f'%({c})s' for c in columns)})"
