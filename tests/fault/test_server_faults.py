@@ -12,6 +12,7 @@ import pytest
 from services.platform.bus import ConsumerPolicy
 from services.platform.consumer import Consumer, Subscription
 from services.platform.publisher import Publisher
+from services.projector.runner import Projector
 from tests.integration.bus_helpers import count_events, plan_once, query_event, running, wait_until
 
 pytestmark = pytest.mark.fault
@@ -80,7 +81,8 @@ async def test_nats_restarted_with_its_storage_wiped_is_refed_from_the_store(
 async def test_postgres_restarted_services_reconnect_by_themselves(
     owned, owned_infra, owned_store, owned_nc
 ) -> None:
-    async with running(*backbone(owned_store, owned_nc, owned_infra)):
+    projector = Projector(owned_store, poll_interval_s=0.2, first_backoff_s=0.1)
+    async with running(*backbone(owned_store, owned_nc, owned_infra), projector):
         await append_runs(owned_store, "before", 5)
         await wait_until(lambda: plans(owned_store, 5), what="plans before the restart")
         owned.postgres.stop()
@@ -88,6 +90,7 @@ async def test_postgres_restarted_services_reconnect_by_themselves(
         await wait_until(lambda: _appends(owned_store), timeout=60, what="the store answering again")
         await append_runs(owned_store, "after", 5)
         await wait_until(lambda: plans(owned_store, 10), timeout=60, what="plans after the restart")
+        await wait_until(lambda: _projected(owned_store), timeout=60, what="the projector at the head again")
     await exactly_one_plan_per_query(owned_store)
 
 
@@ -120,6 +123,13 @@ async def test_consumer_killed_mid_message_gets_it_again_and_the_effect_happens_
     finally:
         first.kill()
     await exactly_one_plan_per_query(owned_store)
+
+
+async def _projected(store) -> bool:
+    async with store.pool.connection() as conn:
+        cur = await conn.execute("SELECT position FROM checkpoints WHERE name = 'projections'")
+        row = await cur.fetchone()
+    return row["position"] == await store.head()
 
 
 async def _exists(path) -> bool:

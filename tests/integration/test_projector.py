@@ -4,7 +4,6 @@ catch-up from the checkpoint, reconnection, the audit timeline and the operator'
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import signal
 import subprocess
@@ -12,7 +11,6 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-import psycopg
 import pytest
 import typer
 from psycopg_pool import AsyncConnectionPool
@@ -34,7 +32,7 @@ from contracts.teams import StepCompleted, StepFailed, StepFailedV1
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import Intent, IntentType, PlanStep, StepError, Team
 from services.platform.db import open_pool
-from services.platform.eventstore import EventStore, Recorded
+from services.platform.eventstore import EventStore
 from services.platform.settings import REPO_ROOT
 from services.projector.audit import OUTSIDE_RUN, print_timeline, timeline
 from services.projector.cli import audit, projections_app
@@ -431,33 +429,6 @@ async def test_following_survives_lost_connections(store: EventStore, pool: Asyn
         await until(caught_up(store))
     (final,) = await rows(pool, "SELECT status FROM final_states WHERE run_id = 'r2'")
     assert final["status"] == "completed"
-
-
-class StoreThatLosesPostgres(EventStore):
-    """The real store, except that its first reads fail the way a restarting Postgres makes them fail."""
-
-    def __init__(self, pool: AsyncConnectionPool, failures: int) -> None:
-        super().__init__(pool)
-        self.failures = failures
-
-    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
-        if self.failures:
-            self.failures -= 1
-            raise psycopg.OperationalError("server closed the connection unexpectedly")
-        return await super().read_all(after_position, limit)
-
-
-async def test_lost_postgres_is_retried_with_growing_backoff(
-    pool: AsyncConnectionPool, caplog: pytest.LogCaptureFixture
-) -> None:
-    store = StoreThatLosesPostgres(pool, failures=3)
-    await store.append(guidance("r1", "s1").events)
-    projector = Projector(store, poll_interval_s=0.2, first_backoff_s=0.1)
-    with caplog.at_level(logging.WARNING, logger="services.projector.runner"):
-        async with following(projector):
-            await until(caught_up(store))
-    retries = [r.getMessage() for r in caplog.records if "lost Postgres" in r.getMessage()]
-    assert [m.rsplit("retrying in ", 1)[1] for m in retries] == ["0.1 s", "0.2 s", "0.4 s"]
 
 
 async def test_audit_timeline_names_causes(store: EventStore) -> None:
