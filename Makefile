@@ -1,6 +1,7 @@
 # Jipsa: `make run` starts everything, `make test` proves it. See README.md.
 SHELL := /bin/bash
-UV ?= uv
+# uv from PATH, else where `pip install --user uv` puts it
+UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST := $(VENV)/bin/pytest
@@ -10,7 +11,7 @@ PYTEST := $(VENV)/bin/pytest
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml uv.lock
-	@command -v $(UV) >/dev/null || python3 -m pip install --user --quiet uv
+	@test -x $(UV) || python3 -m pip install --user --quiet uv
 	$(UV) sync --frozen
 	@touch $@
 

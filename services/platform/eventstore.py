@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
@@ -125,7 +126,8 @@ class EventStore:
 async def read_all_in(conn: AsyncConnection, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
     """Read the log inside the caller's transaction (a projector reads and checkpoints in one)."""
     cur = await conn.execute(
-        f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s", (after_position, limit)
+        f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
+        (after_position, limit),
     )
     return [_recorded(r) for r in await cur.fetchall()]
 
@@ -136,18 +138,18 @@ async def append_in(
     """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit)."""
     if not events:
         return []
+    # Its own statement: a statement's snapshot is taken before it runs, so reads in the
+    # statement that waited for the lock would not see the commit of the appender before us.
     await conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK_KEY,))
     ids = [e.event_id for e in events]
-    stored = await conn.execute(f"SELECT {_COLUMNS} FROM events WHERE event_id = ANY(%s)", (ids,))
-    already = {r["event_id"]: _recorded(r) for r in await stored.fetchall()}
+    stored_ids, versions = await _stored_ids_and_versions(conn, ids, {e.stream_id for e in events})
+    already = await _read_ids(conn, stored_ids) if stored_ids else {}
     fresh = [e for e in events if e.event_id not in already]
     if not fresh:
         return [already[i] for i in ids]
-    versions = await _stream_versions(conn, {e.stream_id for e in fresh})
     if expected_version is not None:
         _check_expected(fresh, versions, expected_version)
     appended = await _insert(conn, fresh, versions)
-    await conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, str(appended[-1].position)))
     by_id = {**already, **{r.envelope.event_id: r for r in appended}}
     return [by_id[i] for i in ids]
 
@@ -161,13 +163,26 @@ def _check_expected(events: Sequence[Envelope], versions: dict[str, int], expect
         raise ConcurrencyError(stream_id, expected, versions[stream_id])
 
 
-async def _stream_versions(conn: AsyncConnection, streams: set[str]) -> dict[str, int]:
+async def _stored_ids_and_versions(
+    conn: AsyncConnection, ids: list[UUID], streams: set[str]
+) -> tuple[list[UUID], dict[str, int]]:
+    """One round trip: which of these events are stored already, and each stream's current version."""
     cur = await conn.execute(
-        "SELECT stream_id, max(stream_version) AS v FROM events WHERE stream_id = ANY(%s) GROUP BY stream_id",
-        (list(streams),),
+        """
+        SELECT event_id::text AS key, 0 AS version, true AS stored FROM events WHERE event_id = ANY(%s)
+        UNION ALL
+        SELECT stream_id, max(stream_version), false FROM events WHERE stream_id = ANY(%s) GROUP BY stream_id
+        """,
+        (ids, list(streams)),
     )
-    found = {r["stream_id"]: r["v"] for r in await cur.fetchall()}
-    return {s: found.get(s, 0) for s in streams}
+    rows = await cur.fetchall()
+    found = {r["key"]: r["version"] for r in rows if not r["stored"]}
+    return [UUID(r["key"]) for r in rows if r["stored"]], {s: found.get(s, 0) for s in streams}
+
+
+async def _read_ids(conn: AsyncConnection, ids: list[UUID]) -> dict[UUID, Recorded]:
+    cur = await conn.execute(f"SELECT {_COLUMNS} FROM events WHERE event_id = ANY(%s)", (ids,))
+    return {r["event_id"]: _recorded(r) for r in await cur.fetchall()}
 
 
 async def _insert(
@@ -178,16 +193,20 @@ async def _insert(
     for e in events:
         next_version[e.stream_id] += 1
         stream_versions.append(next_version[e.stream_id])
+    # The NOTIFY rides in the same statement (one round trip); Postgres delivers it at commit.
     cur = await conn.execute(
-        f"""
-        INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,
-                            correlation_id, data, metadata)
-        SELECT i, s, v, t, sv, c, d::jsonb, m::jsonb
-          FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::text[],
-                      %s::int[], %s::text[], %s::text[], %s::text[])
-               WITH ORDINALITY AS x(i, s, v, t, sv, c, d, m, n)
-         ORDER BY n
-        RETURNING {_COLUMNS}
+        """
+        WITH appended AS (
+            INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,
+                                correlation_id, data, metadata)
+            SELECT i, s, v, t, sv, c, d::jsonb, m::jsonb
+              FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::text[],
+                          %s::int[], %s::text[], %s::text[], %s::text[])
+                   WITH ORDINALITY AS x(i, s, v, t, sv, c, d, m, n)
+             ORDER BY n
+            RETURNING position, stream_version, recorded_at
+        )
+        SELECT appended.* FROM appended, (SELECT pg_notify(%s, '')) AS notice ORDER BY position
         """,
         (
             [e.event_id for e in events],
@@ -198,6 +217,11 @@ async def _insert(
             [e.correlation_id for e in events],
             [json.dumps(e.data, ensure_ascii=False) for e in events],
             [json.dumps(e.metadata(), ensure_ascii=False) for e in events],
+            NOTIFY_CHANNEL,
         ),
     )
-    return sorted((_recorded(r) for r in await cur.fetchall()), key=lambda r: r.position)
+    rows = await cur.fetchall()  # in input order: positions were allocated in it
+    return [
+        Recorded(r["position"], r["stream_version"], r["recorded_at"], e)
+        for r, e in zip(rows, events, strict=True)
+    ]

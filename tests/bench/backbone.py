@@ -37,7 +37,7 @@ def rate(n: int, seconds: float) -> float:
 
 def row(name: str, value: float, unit: str, ceiling: float | None = None, ceiling_name: str = "") -> None:
     ratio = f"{value / ceiling:6.2f}x of {ceiling_name} ({ceiling:,.0f} {unit})" if ceiling else ""
-    print(f"  {name:<44} {value:>12,.1f} {unit:<9} {ratio}")
+    print(f"  {name:<44} {value:>12,.2f} {unit:<9} {ratio}")
 
 
 async def bare_inserts(url: str) -> tuple[float, float]:
@@ -63,13 +63,15 @@ async def bare_inserts(url: str) -> tuple[float, float]:
 
 
 async def store_appends(store: EventStore) -> tuple[float, float]:
+    singles = [query_event(f"single{i % 50}") for i in range(N)]  # built outside the clock, as bare's are
+    batches = [[query_event(f"batch{b}-{i % 10}") for i in range(BATCH)] for b in range(N // BATCH)]
     start = time.perf_counter()
-    for i in range(N):
-        await store.append([query_event(f"single{i % 50}")])
+    for event in singles:
+        await store.append([event])
     single = rate(N, time.perf_counter() - start)
     start = time.perf_counter()
-    for b in range(N // BATCH):
-        await store.append([query_event(f"batch{b}-{i % 10}") for i in range(BATCH)])
+    for batch in batches:
+        await store.append(batch)
     return single, rate(N // BATCH * BATCH, time.perf_counter() - start)
 
 
@@ -102,6 +104,8 @@ async def commit_to_consumer(
     done = asyncio.Event()
 
     async def handler(ctx: HandlerContext) -> None:
+        if ctx.event.run_id not in appended:  # events of the earlier figures, delivered first
+            return
         latencies.append(time.perf_counter() - appended[ctx.event.run_id])
         if len(latencies) >= samples:
             done.set()
@@ -130,7 +134,11 @@ async def commit_to_consumer(
 async def bare_nats_latency(nc, samples: int = 300) -> list[float]:
     """The floor under commit-to-consumer: one core NATS publish to a subscriber on the same machine."""
     got: asyncio.Queue[float] = asyncio.Queue()
-    sub = await nc.subscribe("bench.rtt", cb=lambda m: got.put_nowait(time.perf_counter()))
+
+    async def arrived(_msg) -> None:
+        got.put_nowait(time.perf_counter())
+
+    sub = await nc.subscribe("bench.rtt", cb=arrived)
     latencies = []
     for _ in range(samples):
         start = time.perf_counter()
@@ -154,7 +162,13 @@ async def bench(database_url: str, nats_url: str) -> None:
     await ensure_stream(nc.jetstream(), settings)
     print(f"Jipsa backbone bench: {N} events per figure\n")
 
-    print("Event store appends (events/s)")
+    print("Commit-to-consumer latency (ms)")
+    floor = [x * 1000 for x in await bare_nats_latency(nc)]
+    lat = [x * 1000 for x in await commit_to_consumer(store, nc, settings)]
+    for p in (50, 99):
+        row(f"p{p} commit -> handler", percentile(lat, p), "ms", percentile(floor, p), "bare NATS hop")
+
+    print("\nEvent store appends (events/s)")
     bare_single, bare_batched = await bare_inserts(database_url)
     single, batched = await store_appends(store)
     row("append, 1 event per transaction", single, "events/s", bare_single, "bare insert")
@@ -169,12 +183,6 @@ async def bench(database_url: str, nats_url: str) -> None:
         ceiling,
         "bare publish+ack",
     )
-
-    print("\nCommit-to-consumer latency (ms)")
-    floor = [x * 1000 for x in await bare_nats_latency(nc)]
-    lat = [x * 1000 for x in await commit_to_consumer(store, nc, settings)]
-    for p in (50, 99):
-        row(f"p{p} commit -> handler", percentile(lat, p), "ms", percentile(floor, p), "bare NATS hop")
 
     print("\nProjection rebuild (events/s)")
     from services.projector.runner import Projector

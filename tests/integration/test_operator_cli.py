@@ -31,7 +31,9 @@ async def test_replay_refeeds_the_bus_from_a_position(store, nc, infra) -> None:
     info = await nc.jetstream().stream_info(infra.stream_name)
     assert (info.state.messages, info.state.first_seq) == (4, 1)
     await _in_thread(jipsa, infra, "replay", "--from", "3")
-    assert (await nc.jetstream().stream_info(infra.stream_name)).state.messages == 4, "re-feeding twice is harmless"
+    assert (await nc.jetstream().stream_info(infra.stream_name)).state.messages == 4, (
+        "re-feeding twice is harmless"
+    )
 
 
 async def test_dlq_list_and_replay(store, nc, infra) -> None:
@@ -40,7 +42,9 @@ async def test_dlq_list_and_replay(store, nc, infra) -> None:
 
     consumer = Consumer(Subscription("planner", "QueryReceived", never), store.pool, nc.jetstream(), infra)
     await consumer.ensure()
-    await nc.jetstream().publish(f"{infra.namespace}.v1.QueryReceived", b"{broken", headers={"Nats-Msg-Id": "b1"})
+    await nc.jetstream().publish(
+        f"{infra.namespace}.v1.QueryReceived", b"{broken", headers={"Nats-Msg-Id": "b1"}
+    )
     (msg,) = await (await nc.jetstream().pull_subscribe_bind(consumer.durable, infra.stream_name)).fetch(1)
     assert await consumer.handle_message(msg) == "parked"
 
