@@ -216,7 +216,3 @@ class Consumer:
             yield
         finally:
             heartbeat.cancel()
-
-
-async def run_consumers(consumers: Sequence[Consumer], stop: asyncio.Event) -> None:
-    await asyncio.gather(*(c.run(stop) for c in consumers))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
@@ -37,6 +36,3 @@ async def open_pool(database_url: str, *, min_size: int = 1, max_size: int = 8) 
     )
     await pool.open(wait=True, timeout=30)
     return pool
-
-
-Connection = AsyncConnection

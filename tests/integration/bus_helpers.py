@@ -10,7 +10,7 @@ from contracts import new_envelope
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from contracts.values import Intent, IntentType
-from services.platform.consumer import Consumer, HandlerContext, Outcome
+from services.platform.consumer import HandlerContext, Outcome
 
 
 def query_event(run: str, text: str = "전세금 5% 인상 가능한가요?"):
@@ -52,7 +52,3 @@ async def count_events(store, event_type: str) -> int:
             await conn.execute("SELECT count(*) AS n FROM events WHERE event_type = %s", (event_type,))
         ).fetchone()
     return row["n"]
-
-
-def consumers_of(n: int, make: Callable[[], Consumer]) -> list[Consumer]:
-    return [make() for _ in range(n)]

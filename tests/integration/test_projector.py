@@ -39,6 +39,7 @@ from services.projector.cli import audit, projections_app
 from services.projector.digest import digest
 from services.projector.runner import Projector
 from services.projector.store import read_checkpoint
+from tests.integration.bus_helpers import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -257,13 +258,6 @@ async def append_concurrently(store: EventStore, runs: list[Script]) -> None:
     await asyncio.gather(*(append_in_batches(store, run) for run in runs))
 
 
-async def until(condition: Callable[[], Awaitable[bool]], timeout_s: float = 30.0) -> None:
-    """Wait for a condition that lives in Postgres (no event to await there), with a deadline."""
-    async with asyncio.timeout(timeout_s):
-        while not await condition():  # noqa: ASYNC110
-            await asyncio.sleep(0.05)
-
-
 def caught_up(store: EventStore) -> Callable[[], Awaitable[bool]]:
     async def check() -> bool:
         async with store.pool.connection() as conn:
@@ -299,7 +293,7 @@ async def test_live_build_equals_rebuild(store: EventStore, pool: AsyncConnectio
     async with following(projector):
         await append_concurrently(store, runs[: len(runs) // 2])
         await append_concurrently(store, runs[len(runs) // 2 :])
-        await until(caught_up(store))
+        await wait_until(caught_up(store), what="the projector at the head")
     live = await live_digest(pool)
 
     assert await projector.rebuild() == sum(len(r.events) for r in runs)
@@ -389,7 +383,7 @@ async def test_replicas_following_live_while_events_arrive(store: EventStore, da
         one, other = Projector(store, batch_size=4), Projector(EventStore(other_pool), batch_size=4)
         async with following(one), following(other):
             await append_concurrently(store, scripts())
-            await until(caught_up(store))
+            await wait_until(caught_up(store), what="the projector at the head")
     finally:
         await other_pool.close()
     live = await live_digest(store.pool)
@@ -419,14 +413,14 @@ async def test_following_survives_lost_connections(store: EventStore, pool: Asyn
     projector = Projector(store, poll_interval_s=0.2, first_backoff_s=0.05)
     async with following(projector):
         await store.append(guidance("r1", "s1").events)
-        await until(caught_up(store))
+        await wait_until(caught_up(store), what="the projector at the head")
         async with pool.connection() as conn:
             await conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
         await store.append(multi_team_with_retry("r2", "s1").events)
-        await until(caught_up(store))
+        await wait_until(caught_up(store), what="the projector at the head")
     (final,) = await rows(pool, "SELECT status FROM final_states WHERE run_id = 'r2'")
     assert final["status"] == "completed"
 
@@ -502,7 +496,7 @@ async def test_module_runs_until_sigterm(store: EventStore, database_url: str) -
         env={**os.environ, "DATABASE_URL": database_url},
     )
     try:
-        await until(caught_up(store))
+        await wait_until(caught_up(store), what="the projector at the head")
         projector.send_signal(signal.SIGTERM)
         assert await asyncio.to_thread(projector.wait, 10) == 0
     finally:
