@@ -40,6 +40,8 @@ CONSUMERS: dict[str, tuple[str, ...]] = {
     "PlanRejected": ("supervisor",),
     "StepCompleted": ("supervisor",),
     "StepFailed": ("supervisor",),
+    "StepSkipRequested": ("supervisor",),
+    "RunCancelRequested": ("supervisor",),
     "StepStarted.search": ("search",),
     "StepStarted.analysis": ("analysis",),
     "StepStarted.document": ("document",),

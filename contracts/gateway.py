@@ -50,3 +50,28 @@ class PlanRejected(Event):
 
     run_id: str
     reason: str | None = None
+
+
+@REGISTRY.event
+class StepSkipRequested(Event):
+    """The person asked to skip a todo; the supervisor decides whether it still can be (StepSkipped)."""
+
+    event_type = "StepSkipRequested"
+    producer = "gateway"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    step_id: str = Field(min_length=1, max_length=64)
+
+
+@REGISTRY.event
+class RunCancelRequested(Event):
+    """The person (or an operator) asked to stop a run; the supervisor ends it (RunCancelled)."""
+
+    event_type = "RunCancelRequested"
+    producer = "gateway"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    reason: str | None = Field(default=None, max_length=500)
+    requested_by: Literal["person", "operator"] = "person"

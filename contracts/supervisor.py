@@ -52,6 +52,20 @@ class StepSkipped(Event):
 
 
 @REGISTRY.event
+class StepTimedOut(Event):
+    """The supervisor gave up waiting for an attempt: it counts as a retryable failure of that attempt."""
+
+    event_type = "StepTimedOut"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    step_id: str
+    attempt: int = Field(ge=1)
+    timeout_s: float = Field(gt=0)
+
+
+@REGISTRY.event
 class StepRetried(Event):
     event_type = "StepRetried"
     producer = "supervisor"

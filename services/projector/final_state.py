@@ -16,7 +16,14 @@ from typing import Any, Literal
 
 from contracts.gateway import PlanApproved, PlanRejected, QueryReceived
 from contracts.planner import PlanReady
-from contracts.supervisor import PlanApprovalRequested, ResponseReady, RunCancelled, RunFailed, StepStarted
+from contracts.supervisor import (
+    PlanApprovalRequested,
+    ResponseReady,
+    RunCancelled,
+    RunFailed,
+    StepStarted,
+    StepTimedOut,
+)
 from contracts.teams import StepCompleted, StepFailed
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import Intent, PlanStep
@@ -176,6 +183,17 @@ def _on_step_failed(state: FinalState | None, event: StepFailed, record: Recorde
     return _with_error(_begun(state, record), error)
 
 
+def _on_step_timed_out(state: FinalState | None, event: StepTimedOut, record: Recorded) -> FinalState:
+    error = RunError(
+        at=record.envelope.occurred_at,
+        code="timeout",
+        message=f"no answer within {event.timeout_s:g} s",
+        step_id=event.step_id,
+        attempt=event.attempt,
+    )
+    return _with_error(_begun(state, record), error)
+
+
 def _with_error(state: FinalState, error: RunError) -> FinalState:
     return state.model_copy(update={"errors": [*state.errors, error]})
 
@@ -222,6 +240,7 @@ _HANDLERS = handler_table(
         StepStarted: _on_step_started,
         StepCompleted: _on_step_completed,
         StepFailed: _on_step_failed,
+        StepTimedOut: _on_step_timed_out,
         ResponseReady: _on_response,
         RunFailed: _on_run_failed,
         RunCancelled: _on_cancelled,

@@ -19,7 +19,7 @@ from typing import Literal
 
 from contracts.gateway import PlanApproved
 from contracts.planner import PlanReady
-from contracts.supervisor import StepRetried, StepSkipped, StepStarted
+from contracts.supervisor import StepRetried, StepSkipped, StepStarted, StepTimedOut
 from contracts.teams import StepCompleted, StepFailed
 from contracts.values import PlanStep, Team
 from services.platform.eventstore import Recorded
@@ -135,6 +135,18 @@ def _on_step_failed(todo: Todo | None, event: StepFailed, record: Recorded) -> T
     )
 
 
+def _on_step_timed_out(todo: Todo | None, event: StepTimedOut, record: Recorded) -> Todo | None:
+    if not _finishing(todo, event.step_id, event.attempt):
+        return todo
+    return _with_step(
+        todo,
+        event.step_id,
+        status="failed",
+        completed_at=record.envelope.occurred_at,
+        error=f"{event.timeout_s:g}초 안에 끝나지 않았습니다",
+    )
+
+
 def _on_step_retried(todo: Todo | None, event: StepRetried, record: Recorded) -> Todo | None:
     step = todo.step(event.step_id) if todo else None
     if step is None or step.status != "failed":
@@ -164,6 +176,7 @@ _HANDLERS = handler_table(
         StepStarted: _on_step_started,
         StepCompleted: _on_step_completed,
         StepFailed: _on_step_failed,
+        StepTimedOut: _on_step_timed_out,
         StepRetried: _on_step_retried,
         StepSkipped: _on_step_skipped,
     }
