@@ -72,3 +72,22 @@ class DocumentRef(Frozen):
     name: str
     media_type: str
     sha256: str
+
+
+class StepFocus(StrEnum):
+    """What a step is for: the planner sets it in a step's `inputs["focus"]` (a list), the team's tool
+    selection starts from it. Step inputs are `{"query": str, "focus": [StepFocus], "entities": {...}}`
+    plus whatever the focus needs."""
+
+    LEGAL = "legal"  # statutes and their articles
+    LISTINGS = "listings"  # complexes and one-room listings
+    MARKET = "market"  # price figures for a region
+    LOAN_PRODUCTS = "loan_products"  # loan programmes and regulatory limits
+    MARKET_ANALYSIS = "market_analysis"  # is a price fair against comparables
+    RENT_INCREASE = "rent_increase"  # 5% cap, renewal rights, 전월세 전환
+    JEONSE_RISK = "jeonse_risk"  # 깡통전세
+    CONTRACT_REVIEW = "contract_review"
+    LOAN_SIMULATION = "loan_simulation"
+    ROI = "roi"
+    POLICY = "policy"  # housing-support programmes
+    LEASE_CONTRACT = "lease_contract"  # 주택임대차 표준계약서
