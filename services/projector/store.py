@@ -17,6 +17,8 @@ from services.projector.final_state import FinalState, SessionRun, history_entry
 from services.projector.todo import Todo, TodoStep
 
 CHECKPOINT = "projections"
+# Announced at commit with the new checkpoint: the gateway sends a run's updates once they are projected.
+PROJECTIONS_CHANNEL = "jipsa_projections"
 
 # Every projection table and its primary key: what a rebuild clears and a digest reads, in that order.
 PROJECTION_TABLES: dict[str, str] = {
@@ -48,6 +50,8 @@ async def save_checkpoint(conn: AsyncConnection, position: int, name: str = CHEC
     await conn.execute(
         "UPDATE checkpoints SET position = %s, updated_at = now() WHERE name = %s", (position, name)
     )
+    if name == CHECKPOINT:
+        await conn.execute("SELECT pg_notify(%s, %s)", (PROJECTIONS_CHANNEL, str(position)))
 
 
 async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
