@@ -1,0 +1,148 @@
+"""How a team service answers the steps dispatched to it: StepStarted{team} in, StepCompleted or
+StepFailed out, with the tool decisions and LLM calls the work made, all in one commit.
+
+A team provides one async function `work(StepWork) -> StepOutput`; this module turns it into a
+consumer subscription. Error policy for a step (the consumer's own policy sits under it):
+- the work raises `StepFailure`: recorded as StepFailed with its code and `retryable` flag; the
+  supervisor owns retries, so the team never retries a step itself;
+- the work runs past the step's `timeout_s`: StepFailed `timeout`, retryable (the supervisor's own
+  deadline is the backstop if this process dies instead);
+- Postgres or the network fails under the work (`OperationalError`, `OSError`): raised, so the
+  consumer redelivers the message with backoff, and nothing is recorded twice (inbox);
+- any other exception is a bug in the team: StepFailed `internal_error`, not retryable, logged
+  with its traceback, so the run answers with what it has instead of waiting for a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from contracts import Envelope, Event, new_envelope
+from contracts.results import StepResult
+from contracts.supervisor import StepStarted
+from contracts.teams import StepCompleted, StepFailed
+from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
+from contracts.values import StepError, Team
+from services.platform.consumer import HandlerContext, Outcome, Subscription
+
+log = logging.getLogger("jipsa.team")
+
+
+@dataclass(frozen=True)
+class StepWork:
+    """What a team is asked to do: the step, its inputs and the results of the steps it depends on."""
+
+    run_id: str
+    step_id: str
+    task: str
+    inputs: dict[str, Any]
+    dependency_results: dict[str, dict[str, Any]]
+    attempt: int
+    session_id: str | None = None
+
+    @property
+    def query(self) -> str:
+        return str(self.inputs.get("query", ""))
+
+    @property
+    def focus(self) -> list[str]:
+        return [str(f) for f in self.inputs.get("focus", [])]
+
+    @property
+    def entities(self) -> dict[str, Any]:
+        return dict(self.inputs.get("entities", {}))
+
+
+@dataclass(frozen=True)
+class StepOutput:
+    summary: str  # the one line a person reads on the todo
+    result: StepResult
+    tool_decisions: Sequence[ToolDecisionRecorded] = field(default_factory=tuple)
+    llm_calls: Sequence[LlmCallRecorded] = field(default_factory=tuple)
+
+
+class StepFailure(Exception):
+    """The step cannot produce its result; `retryable` says whether another attempt may."""
+
+    def __init__(self, code: str, message: str, *, retryable: bool) -> None:
+        super().__init__(message)
+        self.code, self.message, self.retryable = code, message, retryable
+
+
+TeamWork = Callable[[StepWork], Awaitable[StepOutput]]
+TRANSIENT = (psycopg.OperationalError, OSError)
+
+
+def team_subscription(team: Team, work: TeamWork) -> Subscription:
+    """The durable consumer every replica of a team shares, filtered to that team's steps."""
+
+    async def handle(ctx: HandlerContext) -> Outcome:
+        started: StepStarted = ctx.event  # type: ignore[assignment]
+        return Outcome(await answer_step(team, work, started, ctx.envelope))
+
+    return Subscription(consumer=f"team-{team.value}", event_type="StepStarted", handler=handle, routing=team)
+
+
+async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: Envelope) -> list[Envelope]:
+    """Run the work for one StepStarted and return the events that record what happened."""
+    step = StepWork(
+        run_id=started.run_id,
+        step_id=started.step_id,
+        task=started.task,
+        inputs=started.inputs,
+        dependency_results=started.dependency_results,
+        attempt=started.attempt,
+        session_id=cause.session_id,
+    )
+    began = time.perf_counter()
+    try:
+        output = await asyncio.wait_for(work(step), timeout=started.timeout_s)
+    except StepFailure as failure:
+        return [_caused(_failed(team, started, failure, began), cause)]
+    except TimeoutError:
+        failure = StepFailure("timeout", f"no result within {started.timeout_s:g} s", retryable=True)
+        return [_caused(_failed(team, started, failure, began), cause)]
+    except TRANSIENT:
+        raise
+    except Exception as bug:
+        log.exception("%s step %s of run %s failed", team.value, started.step_id, started.run_id)
+        failure = StepFailure("internal_error", f"{type(bug).__name__}: {bug}", retryable=False)
+        return [_caused(_failed(team, started, failure, began), cause)]
+    completed = StepCompleted(
+        run_id=started.run_id,
+        step_id=started.step_id,
+        team=team,
+        attempt=started.attempt,
+        summary=output.summary[:300],
+        result=output.result.model_dump(mode="json", exclude_defaults=True),
+        duration_ms=_elapsed_ms(began),
+    )
+    audit: list[Event] = [*output.tool_decisions, *output.llm_calls]
+    return [_caused(e, cause) for e in (*audit, completed)]
+
+
+def _failed(team: Team, started: StepStarted, failure: StepFailure, began: float) -> StepFailed:
+    return StepFailed(
+        run_id=started.run_id,
+        step_id=started.step_id,
+        team=team,
+        attempt=started.attempt,
+        error=StepError(code=failure.code, message=failure.message[:1000]),
+        retryable=failure.retryable,
+        duration_ms=_elapsed_ms(began),
+    )
+
+
+def _caused(event: Event, cause: Envelope) -> Envelope:
+    return new_envelope(event, stream_id=cause.stream_id, correlation_id=cause.correlation_id, causation=cause)
+
+
+def _elapsed_ms(began: float) -> float:
+    return round((time.perf_counter() - began) * 1000, 3)
