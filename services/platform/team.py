@@ -141,7 +141,9 @@ def _failed(team: Team, started: StepStarted, failure: StepFailure, began: float
 
 
 def _caused(event: Event, cause: Envelope) -> Envelope:
-    return new_envelope(event, stream_id=cause.stream_id, correlation_id=cause.correlation_id, causation=cause)
+    return new_envelope(
+        event, stream_id=cause.stream_id, correlation_id=cause.correlation_id, causation=cause
+    )
 
 
 def _elapsed_ms(began: float) -> float:
