@@ -1,0 +1,161 @@
+"""What one analysis step knows (사안): the question, its entities, the step's own inputs and the results
+of the steps it depends on, read defensively because they arrive as plain dicts over the bus."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.analysis.money import parse_amounts_manwon
+
+PYEONG_M2 = 3.3058  # 1 평 = 3.3058 ㎡
+DEAL_NAMES = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
+AREA_TOLERANCE = 0.25  # a comparable's areas must come within ±25% of the home's size
+
+
+@dataclass(frozen=True)
+class Comparable:
+    """A comparable complex (비교 단지) with its price range for one deal type, in 만원."""
+
+    listing_id: str
+    name: str
+    price_min: float
+    price_max: float
+    area_min_m2: float | None
+    area_max_m2: float | None
+
+    @property
+    def price_mid(self) -> float:
+        return (self.price_min + self.price_max) / 2
+
+    @property
+    def area_mid_m2(self) -> float | None:
+        areas = [a for a in (self.area_min_m2, self.area_max_m2) if a]
+        return sum(areas) / len(areas) if areas else None
+
+    @property
+    def price_per_pyeong(self) -> float | None:
+        area = self.area_mid_m2
+        return self.price_mid / (area / PYEONG_M2) if area else None
+
+
+@dataclass(frozen=True)
+class Case:
+    query: str
+    entities: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)
+    dependency_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def amounts(self) -> list[int]:
+        """Money amounts in the question in order (만원): the planner's, else parsed from the text."""
+        given = self.entities.get("amounts_manwon")
+        if isinstance(given, list) and given:
+            return [int(a) for a in given if _is_number(a)]
+        return parse_amounts_manwon(self.query)
+
+    def number(self, *keys: str) -> float | None:
+        """The first of `keys` present as a number in the step's inputs, then in the entities."""
+        for source in (self.inputs, self.entities):
+            for key in keys:
+                if _is_number(source.get(key)):
+                    return float(source[key])
+        return None
+
+    def text(self, key: str) -> str | None:
+        value = self.inputs.get(key, self.entities.get(key))
+        return str(value) if value else None
+
+    def size_m2(self) -> float | None:
+        """The home's size (면적) in ㎡: the middle of the asked range when both ends are given."""
+        sizes = [s for s in (self.number("size_min_m2"), self.number("size_max_m2")) if s]
+        return sum(sizes) / len(sizes) if sizes else None
+
+    def comparables(self, deal_type: str) -> list[Comparable]:
+        """Comparable complexes for `deal_type` from the dependencies' listings, one per listing id; when
+        the home's size is known, only those whose area range comes near it."""
+        seen: dict[str, Comparable] = {}
+        for result in self.dependency_results.values():
+            for row in result.get("listings") or []:
+                comparable = _comparable(row, deal_type)
+                if comparable:
+                    seen.setdefault(comparable.listing_id, comparable)
+        size = self.size_m2()
+        similar = [c for c in seen.values() if size is None or _near(c, size)]
+        return similar or list(seen.values())
+
+    def market_value(self, deal_type: str = "sale") -> tuple[float, str] | None:
+        """The market price (시세) in 만원 with how it was found: stated by the person, a search step's
+        market statistics, or the median of comparable complexes' mid prices."""
+        stated = self.number("market_value_manwon", "sale_price_manwon")
+        if stated:
+            return stated, "질문/입력에 주어진 시세"
+        for step_id, result in self.dependency_results.items():
+            stat = _market_stat(result.get("data", {}).get("market_stats"), deal_type)
+            if stat:
+                return stat, f"검색 단계 {step_id}의 시세 통계 ({DEAL_NAMES[deal_type]} 중앙값)"
+        comparables = self.comparables(deal_type)
+        if comparables:
+            median = statistics.median(c.price_mid for c in comparables)
+            names = DEAL_NAMES[deal_type]
+            return median, f"비교 단지 {len(comparables)}곳 {names} 가격범위 중간값의 중앙값"
+        return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _near(comparable: Comparable, size_m2: float) -> bool:
+    low = comparable.area_min_m2 or comparable.area_max_m2
+    high = comparable.area_max_m2 or comparable.area_min_m2
+    if low is None or high is None:
+        return True
+    return low * (1 - AREA_TOLERANCE) <= size_m2 <= high * (1 + AREA_TOLERANCE)
+
+
+def _comparable(row: Any, deal_type: str) -> Comparable | None:
+    """A listing row counts when it is for `deal_type` (or carries no deal type) and has a price."""
+    if not isinstance(row, dict) or row.get("deal_type") not in (None, deal_type):
+        return None
+    low, high = row.get("price_min_manwon"), row.get("price_max_manwon")
+    if not (_is_number(low) or _is_number(high)):
+        return None
+    low = low if _is_number(low) else high
+    high = high if _is_number(high) else low
+    return Comparable(
+        listing_id=str(row.get("listing_id", row.get("name", "?"))),
+        name=str(row.get("name", "")),
+        price_min=float(low),
+        price_max=float(high),
+        area_min_m2=row.get("area_min_m2") if _is_number(row.get("area_min_m2")) else None,
+        area_max_m2=row.get("area_max_m2") if _is_number(row.get("area_max_m2")) else None,
+    )
+
+
+_STAT_KEYS = ("median_manwon", "median", "avg_manwon", "mean_manwon", "average_manwon", "mean")
+
+
+def _market_stat(stats: Any, deal_type: str) -> float | None:
+    """A central price for `deal_type` from a search step's `market_stats`, whichever of the shapes
+    {deal_type: {median_manwon: ..}}, [{deal_type, median_manwon}] or {"sale_median_manwon": ..} it has."""
+    if isinstance(stats, dict):
+        nested = stats.get(deal_type)
+        if isinstance(nested, dict):
+            return _central(nested)
+        flat = {k.removeprefix(f"{deal_type}_"): v for k, v in stats.items() if k.startswith(f"{deal_type}_")}
+        if flat:
+            return _central(flat)
+        if stats.get("deal_type") == deal_type:
+            return _central(stats)
+        by_type = stats.get("by_deal_type")
+        return _market_stat(by_type, deal_type) if by_type is not None else None
+    if isinstance(stats, list):
+        for item in stats:
+            if isinstance(item, dict) and item.get("deal_type") == deal_type:
+                return _central(item)
+    return None
+
+
+def _central(values: dict[str, Any]) -> float | None:
+    return next((float(values[k]) for k in _STAT_KEYS if _is_number(values.get(k))), None)

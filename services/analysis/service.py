@@ -1,0 +1,98 @@
+"""The analysis team service: StepStarted{team: analysis} in, the tools' combined result out.
+
+Tools are pure and independent, so they run concurrently (each in a worker thread: a contract review
+or a large comparable set must not hold the event loop). A tool that raises is isolated in
+`failed_tools` and the rest stand; when every selected tool fails the step fails as retryable, since the
+cause is more likely a bad deploy or data file being fixed than the question itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from psycopg_pool import AsyncConnectionPool
+
+from contracts.results import Question, StepResult
+from contracts.telemetry import ToolDecisionRecorded
+from contracts.values import Team
+from services.analysis.case import Case
+from services.analysis.insight import summarise
+from services.analysis.rulebook import CORPUS, RuleBook
+from services.analysis.statutes import StatuteBook
+from services.analysis.tools import TOOLS, Library, Tool, select_tools
+from services.platform.service import Wiring
+from services.platform.settings import InfraSettings
+from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork, team_subscription
+
+log = logging.getLogger("jipsa.analysis")
+CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령"}
+
+
+def load_library() -> Library:
+    return Library(rules=RuleBook.load(), statutes=StatuteBook.load(CORPUS, laws=CITED_LAWS))
+
+
+def analysis_work(library: Library) -> TeamWork:
+    async def work(step: StepWork) -> StepOutput:
+        return await analyse(step, library)
+
+    return work
+
+
+async def analyse(step: StepWork, library: Library) -> StepOutput:
+    case = Case(step.query, step.entities, step.inputs, step.dependency_results)
+    selection = select_tools(case, step.focus)
+    if not selection.tools:
+        result = StepResult(
+            headline="이 질문에서 분석할 항목을 찾지 못했습니다.",
+            questions=[
+                Question(field="focus", label="분석할 내용", hint="예: 전세금 인상 한도, 깡통전세 위험")
+            ],
+        )
+        return StepOutput("분석 항목 없음", result, [_decision(step, selection, "nothing_selected")])
+    outcomes = await asyncio.gather(
+        *(_run(tool, case, library) for tool in selection.tools), return_exceptions=True
+    )
+    results = {t.name: o for t, o in zip(selection.tools, outcomes, strict=True) if isinstance(o, StepResult)}
+    failed = {
+        t.name: _reason(o)
+        for t, o in zip(selection.tools, outcomes, strict=True)
+        if isinstance(o, BaseException)
+    }
+    if not results:
+        raise StepFailure(
+            "all_tools_failed", "; ".join(f"{k}: {v}" for k, v in failed.items()), retryable=True
+        )
+    result = summarise(results, failed)
+    outcome = "ok" if not failed else f"partial: {', '.join(failed)} failed"
+    return StepOutput(result.headline or "분석 완료", result, [_decision(step, selection, outcome)])
+
+
+async def _run(tool: Tool, case: Case, library: Library) -> StepResult:
+    try:
+        return await asyncio.to_thread(tool.run, case, library)
+    except Exception:
+        log.exception("analysis tool %s failed", tool.name)
+        raise
+
+
+def _reason(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"[:300]
+
+
+def _decision(step: StepWork, selection, outcome: str) -> ToolDecisionRecorded:
+    return ToolDecisionRecorded(
+        run_id=step.run_id,
+        step_id=step.step_id,
+        available_tools=[t.name for t in TOOLS],
+        selected_tools=[t.name for t in selection.tools],
+        reasoning=selection.reasoning,
+        confidence=selection.confidence,
+        outcome=outcome,
+    )
+
+
+async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:
+    """The rules and statutes are read once at start-up; a broken data file stops the service here."""
+    return Wiring([team_subscription(Team.ANALYSIS, analysis_work(load_library()))])

@@ -1,0 +1,83 @@
+"""The analysis tools and how a step picks them (도구 선택, the rule fallback of seed call point #6): the
+step's focus first, else keywords in the question."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from contracts.results import StepResult
+from contracts.values import StepFocus
+from services.analysis.case import Case
+from services.analysis.contract_review import contract_review, contract_text
+from services.analysis.jeonse_risk import jeonse_risk
+from services.analysis.market import market_analysis
+from services.analysis.rent_increase import rent_increase
+from services.analysis.rulebook import RuleBook
+from services.analysis.statutes import StatuteBook
+
+FOCUS_CONFIDENCE, KEYWORD_CONFIDENCE, NO_MATCH_CONFIDENCE = 0.95, 0.6, 0.2
+
+
+@dataclass(frozen=True)
+class Library:
+    """What the tools read besides the case: the dated rules and the statute text."""
+
+    rules: RuleBook
+    statutes: StatuteBook
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    focus: StepFocus
+    keywords: re.Pattern[str]
+    run: Callable[[Case, Library], StepResult]
+
+
+TOOLS = (
+    Tool(
+        "rent_increase",
+        StepFocus.RENT_INCREASE,
+        re.compile(r"인상|올려|올리|증액|갱신|전환율|월세로|재계약"),
+        lambda case, lib: rent_increase(case, lib.rules.lease, lib.statutes),
+    ),
+    Tool(
+        "jeonse_risk",
+        StepFocus.JEONSE_RISK,
+        re.compile(r"깡통|위험|전세가율|떼일|떼이|반환보증|안전한"),
+        lambda case, lib: jeonse_risk(case, lib.rules.jeonse_risk, lib.statutes),
+    ),
+    Tool(
+        "market_analysis",
+        StepFocus.MARKET_ANALYSIS,
+        re.compile(r"적정|적당|비싼|비싸|싼가|저렴|호가|고평가|저평가"),
+        lambda case, lib: market_analysis(case),
+    ),
+    Tool(
+        "contract_review",
+        StepFocus.CONTRACT_REVIEW,
+        re.compile(r"계약서|특약|조항"),
+        lambda case, lib: contract_review(case, lib.statutes),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Selection:
+    tools: list[Tool]
+    reasoning: str
+    confidence: float
+
+
+def select_tools(case: Case, focus: list[str]) -> Selection:
+    by_focus = [t for t in TOOLS if t.focus.value in focus]
+    if by_focus:
+        return Selection(by_focus, f"단계 focus {focus}에 맞는 도구", FOCUS_CONFIDENCE)
+    by_words = [t for t in TOOLS if t.keywords.search(case.query)]
+    if contract_text(case) and not any(t.name == "contract_review" for t in by_words):
+        by_words.append(next(t for t in TOOLS if t.name == "contract_review"))
+    if by_words:
+        return Selection(by_words, "focus가 없어 질문의 핵심어로 고름", KEYWORD_CONFIDENCE)
+    return Selection([], "focus도 핵심어도 맞는 도구가 없음", NO_MATCH_CONFIDENCE)
