@@ -1,0 +1,1 @@
+"""The search team: statutes, listings, market figures and loan products."""

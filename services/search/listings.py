@@ -1,0 +1,370 @@
+"""Listing search over the `complexes` and `one_rooms` read models (snapshot of 2025-10-08).
+
+Matching rules, shared with market figures (services/search/market.py) through `complex_where` and
+`one_room_where`, so a filter means the same thing in both tools:
+- size band: the asked band is [size_min_m2, size_max_m2) of supply area; a complex matches when its
+  [area_min_m2, area_max_m2] overlaps it (only the smallest and largest unit type are known). A
+  one-room is the single point of its supply area, or its exclusive area when supply is unknown.
+- price: for the asked deal type, a complex matches when its [min, max] asking range overlaps the
+  asked [price_min, price_max]; for 월세 the price bounds are the deposit and the rent bounds the
+  monthly rent. Complexes carry no 월세 deposit, so a deposit bound only narrows one-rooms.
+- deal type: a complex matches when it had at least one listing of that kind on the day.
+- a filter on a value the row does not have (completion year of a one-room) does not match it.
+
+Sorting: by the asked price (ascending: the cheapest first) when a price or rent was asked; by walk
+minutes to the asked station when one was; otherwise by household count (big complexes first).
+`listing_id` breaks ties so pages never overlap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from psycopg_pool import AsyncConnectionPool
+
+from contracts.entities import QueryEntities
+from contracts.results import Figure, ListingRow, StepResult
+from services.platform.team import StepWork
+
+PYEONG_M2 = 400 / 121
+SNAPSHOT_DATE = "2025-10-08"
+SNAPSHOT_SOURCE = f"매물 스냅샷 {SNAPSHOT_DATE} (호가)"
+DEFAULT_LIMIT, MAX_LIMIT = 20, 100
+COMPLEX_TYPES = ("apartment", "officetel")
+TYPE_KO = {
+    "apartment": "아파트",
+    "officetel": "오피스텔",
+    "oneroom": "원룸",
+    "villa": "빌라",
+    "house": "단독주택",
+    "commercial": "상가",
+}
+DEAL_KO = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
+# Column prefixes of a complex's asking range per deal type; 단기 listings are counted but unpriced.
+COMPLEX_PRICE = {"sale": "sale", "jeonse": "jeonse"}
+ONE_ROOM_LABEL = {
+    "oneroom": "원룸",
+    "urban_lifestyle_housing": "도시형생활주택",
+    "officetel": "오피스텔",
+    "studio_apartment": "원룸형 아파트",
+    "other": "기타",
+}
+
+
+class SearchContext(Protocol):
+    """What the search tools need from their caller: a pool whose connections return dict rows."""
+
+    pool: AsyncConnectionPool
+
+
+@dataclass(frozen=True)
+class ListingFilters:
+    """What a listing question asks for; money in 만원, areas in m² of supply area."""
+
+    gu: tuple[str, ...] = ()
+    dong: tuple[str, ...] = ()
+    stations: tuple[str, ...] = ()
+    property_types: tuple[str, ...] = ()
+    deal_type: str | None = None
+    price_min: int | None = None
+    price_max: int | None = None
+    rent_min: int | None = None
+    rent_max: int | None = None
+    size_min_m2: float | None = None
+    size_max_m2: float | None = None
+    walk_max_min: int | None = None
+    completion_year_min: int | None = None
+    completion_year_max: int | None = None
+    households_min: int | None = None
+    households_max: int | None = None
+    limit: int = DEFAULT_LIMIT
+    offset: int = 0
+
+    @property
+    def complex_types(self) -> tuple[str, ...]:
+        """Complex types searched: those asked, or both when no type at all was named."""
+        if not self.property_types:
+            return COMPLEX_TYPES
+        return tuple(t for t in COMPLEX_TYPES if t in self.property_types)
+
+    @property
+    def wants_one_rooms(self) -> bool:
+        return "oneroom" in self.property_types and self.deal_type != "sale"
+
+    @property
+    def unsupported_types(self) -> tuple[str, ...]:
+        return tuple(t for t in self.property_types if t not in (*COMPLEX_TYPES, "oneroom"))
+
+    @property
+    def price_asked(self) -> bool:
+        return self.price_min is not None or self.price_max is not None
+
+    @property
+    def rent_asked(self) -> bool:
+        return self.rent_min is not None or self.rent_max is not None
+
+
+def parse_entities(raw: dict[str, Any]) -> QueryEntities:
+    """The planner's entities, keeping only the fields the contract knows (a missing key = no filter)."""
+    return QueryEntities.model_validate({k: v for k, v in raw.items() if k in QueryEntities.model_fields})
+
+
+def filters_from(entities: QueryEntities, options: dict[str, Any] | None = None) -> ListingFilters:
+    """Filters from the question's entities plus step options the entities contract has no field for
+    (walk minutes, completion year, households, paging)."""
+    opts = options or {}
+    return ListingFilters(
+        gu=tuple(entities.gu),
+        dong=tuple(entities.dong),
+        stations=tuple(s if s.endswith("역") else f"{s}역" for s in entities.stations),
+        property_types=tuple(t.value for t in entities.property_types),
+        deal_type=entities.deal_type.value if entities.deal_type else None,
+        price_min=entities.price_min_manwon,
+        price_max=entities.price_max_manwon,
+        rent_min=entities.monthly_rent_min_manwon,
+        rent_max=entities.monthly_rent_max_manwon,
+        size_min_m2=entities.size_min_m2,
+        size_max_m2=entities.size_max_m2,
+        walk_max_min=_int(opts.get("walk_max_min")),
+        completion_year_min=_int(opts.get("completion_year_min")),
+        completion_year_max=_int(opts.get("completion_year_max")),
+        households_min=_int(opts.get("households_min")),
+        households_max=_int(opts.get("households_max")),
+        limit=min(max(_int(opts.get("limit")) or DEFAULT_LIMIT, 1), MAX_LIMIT),
+        offset=max(_int(opts.get("offset")) or 0, 0),
+    )
+
+
+def filters_from_step(step: StepWork) -> ListingFilters:
+    return filters_from(parse_entities(step.entities), step.inputs)
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None or value == "" else int(value)
+
+
+@dataclass
+class Where:
+    """SQL conditions joined by AND, with their named parameters."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, clause: str, **params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.update(params)
+
+    @property
+    def sql(self) -> str:
+        return " AND ".join(self.clauses) or "TRUE"
+
+
+def _place(f: ListingFilters, where: Where) -> None:
+    if f.gu:
+        where.add("gu = ANY(%(gu)s)", gu=list(f.gu))
+    if f.dong:
+        where.add("dong = ANY(%(dong)s)", dong=list(f.dong))
+    if f.stations:
+        where.add("subway_station = ANY(%(stations)s)", stations=list(f.stations))
+    if f.walk_max_min is not None:
+        where.add("subway_walk_min <= %(walk_max_min)s", walk_max_min=f.walk_max_min)
+
+
+def _overlap(lo_col: str, hi_col: str, lo: float | None, hi: float | None, name: str, where: Where) -> None:
+    """The row's range [lo_col, hi_col] overlaps the asked [lo, hi] (both ends inclusive)."""
+    if lo is not None:
+        where.add(f"{hi_col} >= %({name}_lo)s", **{f"{name}_lo": lo})
+    if hi is not None:
+        where.add(f"{lo_col} <= %({name}_hi)s", **{f"{name}_hi": hi})
+
+
+def complex_where(f: ListingFilters) -> Where:
+    where = Where()
+    where.add("property_type = ANY(%(complex_types)s)", complex_types=list(f.complex_types))
+    _place(f, where)
+    if f.deal_type:
+        where.add(f"{f.deal_type}_listing_count > 0")
+    if f.deal_type in COMPLEX_PRICE and f.price_asked:
+        p = COMPLEX_PRICE[f.deal_type]
+        _overlap(f"{p}_min_manwon", f"{p}_max_manwon", f.price_min, f.price_max, "price", where)
+    if f.deal_type == "monthly" and f.rent_asked:
+        _overlap("monthly_rent_min_manwon", "monthly_rent_max_manwon", f.rent_min, f.rent_max, "rent", where)
+    if f.size_min_m2 is not None:
+        where.add("area_max_m2 >= %(size_min)s", size_min=f.size_min_m2)
+    if f.size_max_m2 is not None:  # the band's upper end is exclusive: 30평대 stops below 40평
+        where.add("area_min_m2 < %(size_max)s", size_max=f.size_max_m2)
+    if f.completion_year_min is not None:
+        where.add("left(completion_ym, 4)::int >= %(built_min)s", built_min=f.completion_year_min)
+    if f.completion_year_max is not None:
+        where.add("left(completion_ym, 4)::int <= %(built_max)s", built_max=f.completion_year_max)
+    if f.households_min is not None:
+        where.add("household_count >= %(households_min)s", households_min=f.households_min)
+    if f.households_max is not None:
+        where.add("household_count <= %(households_max)s", households_max=f.households_max)
+    return where
+
+
+ONE_ROOM_AREA = "coalesce(area_supply_m2, area_exclusive_m2)"
+
+
+def one_room_where(f: ListingFilters) -> Where:
+    where = Where()
+    _place(f, where)
+    if f.deal_type:
+        where.add("deal_type = %(deal_type)s", deal_type=f.deal_type)
+    _overlap("deposit_manwon", "deposit_manwon", f.price_min, f.price_max, "price", where)
+    if f.deal_type != "jeonse":  # a 전세 has no rent, so a rent bound says nothing about it
+        _overlap("monthly_rent_manwon", "monthly_rent_manwon", f.rent_min, f.rent_max, "rent", where)
+    if f.size_min_m2 is not None:
+        where.add(f"{ONE_ROOM_AREA} >= %(size_min)s", size_min=f.size_min_m2)
+    if f.size_max_m2 is not None:
+        where.add(f"{ONE_ROOM_AREA} < %(size_max)s", size_max=f.size_max_m2)
+    if any(v is not None for v in (f.completion_year_min, f.completion_year_max)) or any(
+        v is not None for v in (f.households_min, f.households_max)
+    ):
+        where.add("FALSE")  # one-rooms carry no completion year or household count
+    return where
+
+
+def _complex_select(f: ListingFilters) -> str:
+    p = COMPLEX_PRICE.get(f.deal_type or "")
+    price_min, price_max = (f"{p}_min_manwon", f"{p}_max_manwon") if p else ("NULL::int", "NULL::int")
+    monthly = f.deal_type == "monthly"
+    rent_min, rent_max = (
+        ("monthly_rent_min_manwon", "monthly_rent_max_manwon") if monthly else ("NULL::int", "NULL::int")
+    )
+    return (
+        "SELECT complex_id AS listing_id, 'complex' AS kind, name, property_type, gu, dong,"
+        " %(deal_type)s::text AS deal_type, area_min_m2, area_max_m2,"
+        f" {price_min} AS price_min, {price_max} AS price_max,"
+        f" {rent_min} AS rent_min, {rent_max} AS rent_max,"
+        " subway_station AS station, subway_walk_min AS walk_min, completion_ym,"
+        " household_count AS households"
+        f" FROM complexes WHERE {complex_where(f).sql}"
+    )
+
+
+def _one_room_select(f: ListingFilters) -> str:
+    label = " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in ONE_ROOM_LABEL.items())
+    rent = "CASE WHEN deal_type = 'jeonse' THEN NULL ELSE monthly_rent_manwon END"  # a 전세 has no rent
+    return (
+        "SELECT listing_id::text AS listing_id, 'one_room' AS kind,"
+        f" dong || ' ' || CASE building_type {label} ELSE building_type END || ' #' || listing_id AS name,"
+        " building_type AS property_type, gu, dong, deal_type,"
+        f" {ONE_ROOM_AREA} AS area_min_m2, {ONE_ROOM_AREA} AS area_max_m2,"
+        f" deposit_manwon AS price_min, deposit_manwon AS price_max, {rent} AS rent_min, {rent} AS rent_max,"
+        " subway_station AS station, subway_walk_min AS walk_min, NULL::text AS completion_ym,"
+        " NULL::int AS households"
+        f" FROM one_rooms WHERE {one_room_where(f).sql}"
+    )
+
+
+def order_by(f: ListingFilters) -> str:
+    if f.price_asked or f.rent_asked:
+        price = "rent_min" if f.deal_type == "monthly" and f.rent_asked else "price_min"
+        return f"{price} ASC NULLS LAST, walk_min ASC NULLS LAST, listing_id"
+    if f.stations:
+        return "walk_min ASC NULLS LAST, households DESC NULLS LAST, listing_id"
+    return "households DESC NULLS LAST, walk_min ASC NULLS LAST, listing_id"
+
+
+@dataclass(frozen=True)
+class ListingQuery:
+    rows_sql: str
+    count_sql: str
+    params: dict[str, Any]
+
+
+def build_listing_query(f: ListingFilters) -> ListingQuery | None:
+    """The page and count queries for `f`, or None when nothing in the data can match."""
+    parts, params = [], {"deal_type": f.deal_type, "limit": f.limit, "offset": f.offset}
+    if f.complex_types:
+        parts.append(_complex_select(f))
+        params |= complex_where(f).params
+    if f.wants_one_rooms:
+        parts.append(_one_room_select(f))
+        params |= one_room_where(f).params
+    if not parts:
+        return None
+    union = " UNION ALL ".join(f"({p})" for p in parts)
+    return ListingQuery(
+        rows_sql=f"SELECT * FROM ({union}) AS hits ORDER BY {order_by(f)} LIMIT %(limit)s OFFSET %(offset)s",
+        count_sql=f"SELECT count(*) AS n FROM ({union}) AS hits",
+        params=params,
+    )
+
+
+async def fetch_listings(pool: AsyncConnectionPool, f: ListingFilters) -> tuple[int, list[ListingRow]]:
+    query = build_listing_query(f)
+    if query is None:
+        return 0, []
+    async with pool.connection() as conn:
+        total = (await (await conn.execute(query.count_sql, query.params)).fetchone())["n"]
+        rows = await (await conn.execute(query.rows_sql, query.params)).fetchall()
+    return total, [_row(r) for r in rows]
+
+
+def _row(r: dict[str, Any]) -> ListingRow:
+    return ListingRow(
+        listing_id=r["listing_id"],
+        kind=r["kind"],
+        name=r["name"],
+        property_type=r["property_type"],
+        gu=r["gu"],
+        dong=r["dong"],
+        deal_type=r["deal_type"],
+        area_min_m2=r["area_min_m2"],
+        area_max_m2=r["area_max_m2"],
+        price_min_manwon=r["price_min"],
+        price_max_manwon=r["price_max"],
+        monthly_rent_min_manwon=r["rent_min"],
+        monthly_rent_max_manwon=r["rent_max"],
+        station=r["station"],
+        walk_min=r["walk_min"],
+        completion_ym=r["completion_ym"],
+        households=r["households"],
+    )
+
+
+def describe(f: ListingFilters) -> str:
+    """The question's scope in Korean: '강남구 아파트 전세'."""
+    place = " ".join((*f.gu, *f.dong, *f.stations)) or "강남·서초·송파"
+    types = "·".join(TYPE_KO.get(t, t) for t in f.property_types) or "아파트·오피스텔"
+    deal = DEAL_KO.get(f.deal_type or "", "")
+    return " ".join(p for p in (place, types, deal) if p)
+
+
+def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> StepResult:
+    unit = "곳" if f.complex_types else "건"
+    what = "매물이 있는 단지" if f.complex_types else "매물"
+    headline = f"{describe(f)} {what} {total}{unit} 중 {len(rows)}{unit}"
+    if f.offset:
+        headline += f" ({f.offset + 1}번째부터)"
+    findings = [f"{SNAPSHOT_DATE} 매물 스냅샷의 호가 기준이며 실거래가가 아닙니다.", _sort_note(f)]
+    if f.unsupported_types:
+        missing = "·".join(TYPE_KO.get(t, t) for t in f.unsupported_types)
+        findings.append(f"{missing} 매물은 데이터에 없습니다 (아파트·오피스텔 단지와 원룸만 있음).")
+    if f.deal_type is None and (f.price_asked or f.rent_asked) and f.complex_types:
+        findings.append("거래 유형(매매·전세·월세)이 없어 단지에는 가격 조건을 적용하지 않았습니다.")
+    if f.deal_type == "monthly" and f.price_asked and f.complex_types:
+        findings.append("단지의 월세 호가에는 보증금이 없어, 보증금 조건은 원룸에만 적용했습니다.")
+    figure = Figure(
+        label=f"{describe(f)} 검색 결과 수", value=total, unit=unit, basis=headline, source=SNAPSHOT_SOURCE
+    )
+    return StepResult(headline=headline, findings=findings, figures=[figure], listings=rows)
+
+
+def _sort_note(f: ListingFilters) -> str:
+    if f.price_asked or f.rent_asked:
+        return "가격이 낮은 순으로 정렬했습니다."
+    if f.stations:
+        return "역까지 도보 시간이 짧은 순으로 정렬했습니다."
+    return "세대수가 많은 순으로 정렬했습니다."
+
+
+async def listing_search(ctx: SearchContext, step: StepWork) -> StepResult:
+    """The listing tool: filters from the step, one page of rows, the total and how it was sorted."""
+    f = filters_from_step(step)
+    total, rows = await fetch_listings(ctx.pool, f)
+    return listing_result(f, total, rows)

@@ -1,0 +1,450 @@
+"""Market figures for a region, property type and deal type: count, min / median / max, price per 평,
+by 동 and by size band, and a comparison when two regions are named.
+
+Which prices: contract prices (국토교통부 실거래가, imported into `real_deals` by molit.py) when
+matching, uncancelled deals exist in the window (default: the 12 months up to the latest such deal);
+otherwise the asking prices (호가) of the listing snapshot of 2025-10-08. Contract prices are
+published by exclusive area (전용면적) and the size band of a question is supply area, so a question
+with a size band is always answered from the snapshot, where the band means the same as in listing
+search (overlap of the complex's area range).
+
+One sample per complex (asking) or per deal (contract):
+- asking price of a complex = the midpoint of its [min, max] range for the deal type (월세: of its
+  monthly rent range); of a one-room listing = its deposit (전세) or monthly rent (월세, 단기);
+- area of a complex = `area_rep_m2` (the portal's representative type), else the midpoint of its area
+  range; price per 평 = price / (area / (400/121)); a sample is put in the size band of that area, so
+  the bands partition the sample.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any, Literal
+
+from psycopg_pool import AsyncConnectionPool
+from pydantic import BaseModel
+
+from contracts.results import Figure, StepResult
+from services.platform.team import StepWork
+from services.search.listings import (
+    COMPLEX_PRICE,
+    DEAL_KO,
+    ONE_ROOM_AREA,
+    PYEONG_M2,
+    SNAPSHOT_DATE,
+    SNAPSHOT_SOURCE,
+    ListingFilters,
+    SearchContext,
+    complex_where,
+    describe,
+    filters_from_step,
+    one_room_where,
+)
+
+DEFAULT_WINDOW_MONTHS = 12
+BANDS = ((20, "20평 미만"), (30, "20평대"), (40, "30평대"), (50, "40평대"), (None, "50평 이상"))
+CONTRACT_SOURCE = "국토교통부 실거래가"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One priced complex, one-room listing or contract; price in 만원 (월세: 만원 a month)."""
+
+    sample_id: str
+    gu: str
+    dong: str | None
+    station: str | None
+    price: float
+    area_m2: float | None
+
+
+class PriceSummary(BaseModel):
+    count: int
+    min: float
+    median: float
+    max: float
+    per_pyeong_median: float | None = None
+
+
+class GroupStats(BaseModel):
+    key: str
+    stats: PriceSummary
+
+
+class RegionMarket(BaseModel):
+    region: str
+    places: int  # distinct complexes (or one-room listings) behind the sample
+    stats: PriceSummary
+    by_dong: list[GroupStats]
+    by_band: list[GroupStats]
+
+
+class MarketStats(BaseModel):
+    basis: Literal["asking", "contract"]
+    source: str
+    deal_type: str
+    scope: str
+    price_rule: str
+    area_rule: str
+    window_from: date | None = None
+    window_to: date | None = None
+    regions: list[RegionMarket]
+
+
+def representative_price(lo: float | None, hi: float | None) -> float | None:
+    """Midpoint of an asking range; one known end stands for the range."""
+    if lo is None or hi is None:
+        return hi if lo is None else lo
+    return (lo + hi) / 2
+
+
+def representative_area(rep: float | None, lo: float | None, hi: float | None) -> float | None:
+    return rep if rep else representative_price(lo, hi)
+
+
+def size_band(area_m2: float) -> str:
+    pyeong = area_m2 / PYEONG_M2
+    return next(label for upper, label in BANDS if upper is None or pyeong < upper)
+
+
+def price_per_pyeong(price: float, area_m2: float | None) -> float | None:
+    return price / (area_m2 / PYEONG_M2) if area_m2 else None
+
+
+def summarise(samples: list[Sample]) -> PriceSummary:
+    prices = [s.price for s in samples]
+    per_pyeong = [p for s in samples if (p := price_per_pyeong(s.price, s.area_m2)) is not None]
+    return PriceSummary(
+        count=len(prices),
+        min=min(prices),
+        median=statistics.median(prices),
+        max=max(prices),
+        per_pyeong_median=round(statistics.median(per_pyeong), 1) if per_pyeong else None,
+    )
+
+
+def grouped(samples: Iterable[Sample], key: Callable[[Sample], str | None]) -> list[GroupStats]:
+    groups: dict[str, list[Sample]] = defaultdict(list)
+    for s in samples:
+        if (k := key(s)) is not None:
+            groups[k].append(s)
+    return [GroupStats(key=k, stats=summarise(v)) for k, v in groups.items()]
+
+
+def region_market(region: str, samples: list[Sample], places: int) -> RegionMarket:
+    by_band = grouped(samples, lambda s: size_band(s.area_m2) if s.area_m2 else None)
+    order = [label for _, label in BANDS]
+    return RegionMarket(
+        region=region,
+        places=places,
+        stats=summarise(samples),
+        by_dong=sorted(grouped(samples, lambda s: s.dong), key=lambda g: g.key),
+        by_band=sorted(by_band, key=lambda g: order.index(g.key)),
+    )
+
+
+def region_key(f: ListingFilters) -> Callable[[Sample], str]:
+    """How samples split into the regions compared: by 동, 구 or station when two or more are named."""
+    if len(f.dong) > 1:
+        return lambda s: s.dong or ""
+    if len(f.gu) > 1:
+        return lambda s: s.gu
+    if len(f.stations) > 1:
+        return lambda s: s.station or ""
+    whole = " ".join((*f.gu, *f.dong, *f.stations)) or "강남·서초·송파"
+    return lambda s: whole
+
+
+def regions(
+    f: ListingFilters, samples: list[Sample], place_of: Callable[[Sample], str]
+) -> list[RegionMarket]:
+    key = region_key(f)
+    split: dict[str, list[Sample]] = defaultdict(list)
+    for s in samples:
+        split[key(s)].append(s)
+    named = [*f.dong] if len(f.dong) > 1 else [*f.gu] if len(f.gu) > 1 else [*f.stations]
+    ordered = [r for r in named if r in split] + [r for r in split if r not in named]
+    return [region_market(r, split[r], len({place_of(s) for s in split[r]})) for r in ordered]
+
+
+# --- reading the samples --------------------------------------------------------------------------
+
+
+async def asking_samples(pool: AsyncConnectionPool, f: ListingFilters) -> list[Sample]:
+    samples: list[Sample] = []
+    async with pool.connection() as conn:
+        if f.complex_types:
+            where = complex_where(f)
+            lo, hi = _complex_price_columns(f.deal_type or "sale")
+            sql = (
+                f"SELECT complex_id, gu, dong, subway_station, {lo} AS lo, {hi} AS hi,"
+                " area_rep_m2, area_min_m2, area_max_m2"
+                f" FROM complexes WHERE {where.sql} AND {lo} IS NOT NULL"
+            )
+            rows = await (await conn.execute(sql, where.params)).fetchall()
+            samples += [_complex_sample(r) for r in rows]
+        if f.wants_one_rooms:
+            where = one_room_where(f)
+            price = "deposit_manwon" if f.deal_type == "jeonse" else "monthly_rent_manwon"
+            sql = (
+                f"SELECT listing_id::text AS id, gu, dong, subway_station, {price} AS price,"
+                f" {ONE_ROOM_AREA} AS area FROM one_rooms WHERE {where.sql} AND {price} IS NOT NULL"
+            )
+            rows = await (await conn.execute(sql, where.params)).fetchall()
+            samples += [
+                Sample(r["id"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area"]) for r in rows
+            ]
+    return samples
+
+
+def _complex_price_columns(deal_type: str) -> tuple[str, str]:
+    if deal_type in COMPLEX_PRICE:
+        return f"{COMPLEX_PRICE[deal_type]}_min_manwon", f"{COMPLEX_PRICE[deal_type]}_max_manwon"
+    if deal_type == "monthly":
+        return "monthly_rent_min_manwon", "monthly_rent_max_manwon"
+    return "NULL::int", "NULL::int"  # 단기임대 listings of complexes carry no price
+
+
+def _complex_sample(r: dict[str, Any]) -> Sample:
+    return Sample(
+        sample_id=r["complex_id"],
+        gu=r["gu"],
+        dong=r["dong"],
+        station=r["subway_station"],
+        price=representative_price(r["lo"], r["hi"]),  # type: ignore[arg-type]  # filtered IS NOT NULL
+        area_m2=representative_area(r["area_rep_m2"], r["area_min_m2"], r["area_max_m2"]),
+    )
+
+
+CONTRACT_PRICE = {"sale": "d.price_manwon", "jeonse": "d.deposit_manwon", "monthly": "d.monthly_manwon"}
+
+
+def contract_query(f: ListingFilters, window_months: int) -> tuple[str, dict[str, Any]]:
+    """Uncancelled deals of the region and deal kind in the window ending at the latest of them.
+    A property-type or building filter needs the deal's complex, so it drops unmatched deals."""
+    price = CONTRACT_PRICE[f.deal_type or "sale"]
+    conds = ["NOT d.cancelled", "d.deal_kind = %(kind)s", f"{price} IS NOT NULL"]
+    params: dict[str, Any] = {"kind": f.deal_type or "sale", "months": window_months}
+    for col, values, name in (
+        ("d.gu", f.gu, "gu"),
+        ("d.dong", f.dong, "dong"),
+        ("c.subway_station", f.stations, "st"),
+    ):
+        if values:
+            conds.append(f"{col} = ANY(%({name})s)")
+            params[name] = list(values)
+    if f.property_types:
+        conds.append("c.property_type = ANY(%(types)s)")
+        params["types"] = list(f.complex_types)
+    rent = f.deal_type == "monthly"  # a 월세 deal is bounded by its rent, the others by their price
+    for attr, op in (
+        (("rent_min", ">="), ("rent_max", "<=")) if rent else (("price_min", ">="), ("price_max", "<="))
+    ):
+        if getattr(f, attr) is not None:
+            conds.append(f"{price} {op} %({attr})s")
+            params[attr] = getattr(f, attr)
+    sql = (
+        f"WITH m AS (SELECT d.deal_key, d.gu, d.dong, c.subway_station, {price} AS price, d.area_m2,"
+        " d.contract_date, coalesce(d.complex_id, d.gu || d.dong || d.complex_name) AS place"
+        f" FROM real_deals d LEFT JOIN complexes c USING (complex_id) WHERE {' AND '.join(conds)})"
+        " SELECT m.*, (SELECT max(contract_date) FROM m) AS window_to FROM m"
+        " WHERE m.contract_date > (SELECT max(contract_date) FROM m) - make_interval(months => %(months)s)"
+    )
+    return sql, params
+
+
+@dataclass(frozen=True)
+class ContractSamples:
+    samples: list[Sample]
+    places: dict[str, str]  # sample id -> complex behind it
+    window_from: date
+    window_to: date
+
+
+def contract_usable(f: ListingFilters) -> bool:
+    """Contract prices answer only what they can: a published deal kind, no size band (see module doc)
+    and no building filter (walk, completion, households), which only the snapshot knows."""
+    building = (f.size_min_m2, f.size_max_m2, f.walk_max_min, f.completion_year_min, f.completion_year_max)
+    asked = any(v is not None for v in (*building, f.households_min, f.households_max))
+    return not asked and (f.deal_type or "sale") in CONTRACT_PRICE and not f.wants_one_rooms
+
+
+async def contract_samples(
+    pool: AsyncConnectionPool, f: ListingFilters, months: int
+) -> ContractSamples | None:
+    sql, params = contract_query(f, months)
+    async with pool.connection() as conn:
+        rows = await (await conn.execute(sql, params)).fetchall()
+    if not rows:
+        return None
+    window_to = rows[0]["window_to"]
+    samples = [
+        Sample(r["deal_key"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area_m2"]) for r in rows
+    ]
+    return ContractSamples(
+        samples=samples,
+        places={r["deal_key"]: r["place"] for r in rows},
+        window_from=_months_before(window_to, months),
+        window_to=window_to,
+    )
+
+
+def _months_before(day: date, months: int) -> date:
+    """The exclusive lower end of the window, as Postgres computes `day - interval 'N months'`."""
+    y, m = divmod(day.year * 12 + day.month - 1 - months, 12)
+    for d in range(day.day, 0, -1):
+        try:
+            return date(y, m + 1, d)
+        except ValueError:
+            continue
+    raise AssertionError("unreachable: every month has a first day")
+
+
+# --- the tool ------------------------------------------------------------------------------------
+
+
+def manwon_text(value: float) -> str:
+    """17억 3,500만원 from 173500 (만원)."""
+    amount = round(value)
+    eok, rest = divmod(amount, 10000)
+    if eok and rest:
+        return f"{eok}억 {rest:,}만원"
+    return f"{eok}억원" if eok else f"{rest:,}만원"
+
+
+def asking_stats(f: ListingFilters, samples: list[Sample]) -> MarketStats:
+    return MarketStats(
+        basis="asking",
+        source=SNAPSHOT_SOURCE,
+        deal_type=f.deal_type or "sale",
+        scope=describe(f),
+        price_rule="단지별 호가 범위(최저·최고)의 중간값; 원룸은 매물의 보증금(전세) 또는 월세",
+        area_rule="단지 대표 공급면적(area_rep_m2), 없으면 공급면적 범위의 중간값",
+        regions=regions(f, samples, lambda s: s.sample_id),
+    )
+
+
+def contract_stats(f: ListingFilters, found: ContractSamples) -> MarketStats:
+    return MarketStats(
+        basis="contract",
+        source=f"{CONTRACT_SOURCE} (계약일 {found.window_from} 초과 ~ {found.window_to})",
+        deal_type=f.deal_type or "sale",
+        scope=describe(f),
+        price_rule="해제되지 않은 실거래 1건의 거래금액(매매)·보증금(전세)·월세금(월세)",
+        area_rule="전용면적(국토교통부 공개 기준)",
+        window_from=found.window_from,
+        window_to=found.window_to,
+        regions=regions(f, found.samples, lambda s: found.places[s.sample_id]),
+    )
+
+
+def market_result(stats: MarketStats) -> StepResult:
+    deal = DEAL_KO.get(stats.deal_type, stats.deal_type)
+    unit = "만원/월" if stats.deal_type in ("monthly", "short_term") else "만원"
+    if not stats.regions:
+        return StepResult(
+            headline=f"{stats.scope}: 가격 자료가 있는 곳이 없습니다.",
+            findings=[_basis_note(stats)],
+            data={"market_stats": stats.model_dump(mode="json")},
+        )
+    figures = [fig for r in stats.regions for fig in _region_figures(stats, r, deal, unit)]
+    findings = [_basis_note(stats), *(_region_sentence(r, deal, unit) for r in stats.regions)]
+    if len(stats.regions) >= 2:
+        figures.append(_comparison_figure(stats, deal, unit))
+        findings.append(_comparison_sentence(stats.regions[0], stats.regions[1], deal))
+    first = stats.regions[0]
+    headline = f"{stats.scope} {'실거래가' if stats.basis == 'contract' else '호가'} " + (
+        f"중앙값 {manwon_text(first.stats.median)}" if len(stats.regions) == 1 else "지역 비교"
+    )
+    return StepResult(
+        headline=headline,
+        findings=findings,
+        figures=figures,
+        data={"market_stats": stats.model_dump(mode="json")},
+    )
+
+
+def _basis_note(stats: MarketStats) -> str:
+    if stats.basis == "contract":
+        return (
+            f"국토교통부 실거래가(계약가격) 기준입니다: {stats.window_from} 초과 ~ {stats.window_to} 계약, "
+            "해제된 거래는 제외했습니다. 평당 가격은 전용면적 기준입니다."
+        )
+    return (
+        f"{SNAPSHOT_DATE} 매물 스냅샷의 호가(요청 가격) 범위이며 실제 계약가격(실거래가)이 아닙니다. "
+        "단지 가격은 호가 범위의 중간값, 평당 가격은 대표 공급면적 기준입니다."
+    )
+
+
+def _region_figures(stats: MarketStats, r: RegionMarket, deal: str, unit: str) -> list[Figure]:
+    basis = f"{r.stats.count}개 표본; {stats.price_rule}"
+    label = f"{r.region} {deal}"
+    figs = [
+        Figure(
+            label=f"{label} 표본 수",
+            value=r.stats.count,
+            unit="건",
+            basis=stats.price_rule,
+            source=stats.source,
+        ),
+        Figure(label=f"{label} 최저", value=r.stats.min, unit=unit, basis=basis, source=stats.source),
+        Figure(label=f"{label} 중앙값", value=r.stats.median, unit=unit, basis=basis, source=stats.source),
+        Figure(label=f"{label} 최고", value=r.stats.max, unit=unit, basis=basis, source=stats.source),
+    ]
+    if r.stats.per_pyeong_median is not None:
+        figs.append(
+            Figure(
+                label=f"{label} 평당 가격 중앙값",
+                value=r.stats.per_pyeong_median,
+                unit=f"{unit}/평",
+                basis=f"가격 ÷ (면적 ÷ 3.3058); {stats.area_rule}",
+                source=stats.source,
+            )
+        )
+    return figs
+
+
+def _region_sentence(r: RegionMarket, deal: str, unit: str) -> str:
+    s = r.stats
+    return (
+        f"{r.region} {deal}: {r.places}곳 표본 {s.count}개, 최저 {s.min:,.0f} / 중앙값 {s.median:,.0f} / "
+        f"최고 {s.max:,.0f} {unit}."
+    )
+
+
+def _comparison_figure(stats: MarketStats, deal: str, unit: str) -> Figure:
+    a, b = stats.regions[0], stats.regions[1]
+    return Figure(
+        label=f"{a.region} − {b.region} {deal} 중앙값 차이",
+        value=a.stats.median - b.stats.median,
+        unit=unit,
+        basis=f"{a.region} 중앙값 {a.stats.median:,.0f} − {b.region} 중앙값 {b.stats.median:,.0f}",
+        source=stats.source,
+    )
+
+
+def _comparison_sentence(a: RegionMarket, b: RegionMarket, deal: str) -> str:
+    diff = a.stats.median - b.stats.median
+    pct = diff / b.stats.median * 100
+    side = "높습니다" if diff > 0 else "낮습니다" if diff < 0 else "같습니다"
+    return f"{deal} 중앙값은 {a.region}이(가) {b.region}보다 {abs(diff):,.0f}만원({abs(pct):.1f}%) {side}."
+
+
+async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
+    """The market tool: contract prices when the window has matching deals, else snapshot asking prices."""
+    f = filters_from_step(step)
+    notes = []
+    if f.deal_type is None:  # "시세" without a deal kind is read as 매매
+        f = replace(f, deal_type="sale")
+        notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
+    months = int(step.inputs.get("window_months") or DEFAULT_WINDOW_MONTHS)
+    found = await contract_samples(ctx.pool, f, months) if contract_usable(f) else None
+    if found is not None:
+        result = market_result(contract_stats(f, found))
+    else:
+        result = market_result(asking_stats(f, await asking_samples(ctx.pool, f)))
+    return result.model_copy(update={"findings": [*result.findings, *notes]})
