@@ -1,1 +1,1 @@
-"""The search team: statutes, listings, market figures and loan products."""
+"""The search team: statutes, listings, market figures and loan products for StepStarted{team: search}."""

@@ -1,0 +1,111 @@
+"""`python -m tests.eval.legal`: legal search quality and latency on the development sets.
+
+Law level (legal_dev.jsonl): a question is answered at rank k when one of its `law_titles` (the law,
+its decree and rules) is among the top k hits; prints top-1/3/5, MRR and the median query latency.
+Article level (legal_dev_articles.jsonl): Recall@5 over the `ok` questions, strict (a gold article in
+the top 5) and lenient (gold or acceptable), as the set's README defines them; `unanswerable`
+questions are left out. The index is built from the shipped corpus file, the same rows `jipsa seed`
+loads into `legal_articles`.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.search.legal.articles import Article, article_from_row
+from services.search.legal.search import LegalIndex, SearchConfig
+from services.search.legal.tokens import Analyzer
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "infra" / "seed" / "legal" / "corpus.jsonl"
+LAW_SET = ROOT / "tests" / "data" / "eval" / "legal_dev.jsonl"
+ARTICLE_SET = ROOT / "tests" / "data" / "eval" / "legal_dev_articles.jsonl"
+K = 5
+
+
+@dataclass(frozen=True)
+class Report:
+    questions: int
+    top1: float
+    top3: float
+    top5: float
+    mrr: float
+    median_ms: float
+    recall5_strict: float
+    recall5_lenient: float
+    article_questions: int
+
+    def lines(self) -> list[str]:
+        return [
+            f"legal search on {self.questions} dev questions (law level)",
+            f"  top-1 {self.top1:.3f}   top-3 {self.top3:.3f}   top-5 {self.top5:.3f}   MRR {self.mrr:.3f}",
+            f"  median latency {self.median_ms:.2f} ms per query",
+            f"article level, {self.article_questions} answerable ('ok') questions",
+            f"  Recall@{K} strict {self.recall5_strict:.3f}   lenient {self.recall5_lenient:.3f}",
+        ]
+
+
+def corpus_articles(path: Path = CORPUS) -> list[Article]:
+    with path.open(encoding="utf-8") as lines:
+        return [article_from_row(json.loads(line)) for line in lines]
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def evaluate(index: LegalIndex) -> Report:
+    ranks, latencies = [], []
+    for q in read_jsonl(LAW_SET):
+        began = time.perf_counter()
+        hits = index.search(q["question"], limit=K)
+        latencies.append((time.perf_counter() - began) * 1000)
+        laws = [h.article.law_title for h in hits]
+        ranks.append(next((r for r, law in enumerate(laws, 1) if law in q["law_titles"]), None))
+    strict, lenient = _article_recall(index)
+    n = len(ranks)
+    return Report(
+        questions=n,
+        top1=sum(r == 1 for r in ranks) / n,
+        top3=sum(r is not None and r <= 3 for r in ranks) / n,
+        top5=sum(r is not None for r in ranks) / n,
+        mrr=sum(1 / r for r in ranks if r) / n,
+        median_ms=statistics.median(latencies),
+        recall5_strict=strict[0] / max(strict[1], 1),
+        recall5_lenient=lenient[0] / max(lenient[1], 1),
+        article_questions=strict[1],
+    )
+
+
+def _article_recall(index: LegalIndex) -> tuple[tuple[int, int], tuple[int, int]]:
+    strict = lenient = total = 0
+    for q in read_jsonl(ARTICLE_SET):
+        if q["status"] != "ok":
+            continue
+        found = {h.article.article_id for h in index.search(q["question"], limit=K)}
+        gold, acceptable = set(q["gold_articles"]), set(q["acceptable_articles"])
+        total += 1
+        strict += bool(found & gold)
+        lenient += bool(found & (gold | acceptable))
+    return (strict, total), (lenient, total)
+
+
+def build_index(config: SearchConfig | None = None, analyzer: Analyzer | None = None) -> LegalIndex:
+    return LegalIndex(corpus_articles(), analyzer or Analyzer(), config)
+
+
+def main() -> None:
+    began = time.perf_counter()
+    index = build_index()
+    print(f"index built in {time.perf_counter() - began:.1f} s ({len(index.articles)} articles)")
+    for line in evaluate(index).lines():
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
