@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from psycopg_pool import AsyncConnectionPool
 from services.platform.team import StepWork
 from services.search.listings import PYEONG_M2, listing_search
 from services.search.market import market_stats
+from services.search.molit import import_molit
 from tests.integration.listing_helpers import load_listings, read_csv
 
 pytestmark = pytest.mark.integration
@@ -146,3 +148,157 @@ async def test_market_compares_two_gu(ctx: Ctx) -> None:
     assert regions[1]["stats"]["median"] == statistics.median(seocho)
     diff = figure(result, "강남구 − 서초구 전세 중앙값 차이")
     assert diff == statistics.median(gangnam) - statistics.median(seocho)
+
+
+SALE_HEADER = (
+    "NO,시군구,번지,본번,부번,단지명,전용면적(㎡),계약년월,계약일,거래금액(만원),동,층,매수자,매도자,"
+    "건축년도,도로명,해제사유발생일,거래유형,중개사소재지,등기일자"
+)
+LEASE_HEADER = (
+    "NO,시군구,번지,본번,부번,단지명,전월세구분,전용면적(㎡),계약년월,계약일,보증금(만원),월세금(만원),층,"
+    "건축년도,도로명,계약기간,계약구분,갱신요구권 사용,종전계약 보증금(만원),종전계약 월세(만원),주택유형"
+)
+PREAMBLE = [
+    "□ 본 서비스에서 제공하는 정보는 법적인 효력이 없으므로 참고용으로만 활용하시기 바랍니다.",
+    "□ 검색조건",
+    "계약일자 : 20240101 ~ 20250630",
+    "실거래가 구분 : 아파트(매매)",
+    "",
+]
+
+
+def a_complex(gu: str) -> dict[str, str]:
+    """An apartment complex of `gu` whose name no other complex of the 구 shares."""
+    rows = [r for r in read_csv("complexes.csv") if r["gu"] == gu]
+    names = [r["name"] for r in rows]
+    return next(r for r in rows if r["property_type"] == "apartment" and names.count(r["name"]) == 1)
+
+
+def write_export(path: Path, header: str, rows: list[list[str]]) -> Path:
+    body = [",".join(f'"{c}"' for c in row) for row in rows]
+    path.write_text("\n".join([*PREAMBLE, header, *body]) + "\n", encoding="utf-8")
+    return path
+
+
+async def test_molit_import_then_market_uses_contract_prices(ctx: Ctx, tmp_path: Path) -> None:
+    c = a_complex("송파구")
+    place = f"서울특별시 {c['gu']} {c['dong']}"
+    deals = [("202407", "3", "152,000", ""), ("202503", "15", "171,500", ""), ("202506", "2", "180,000", "")]
+    deals += [("202505", "20", "250,000", "25.05.30"), ("202301", "9", "90,000", "")]  # cancelled, too old
+    rows = [
+        [
+            str(i),
+            place,
+            "1-1",
+            "0001",
+            "0001",
+            c["name"],
+            "84.97",
+            ym,
+            d,
+            price,
+            "",
+            "7",
+            "개인",
+            "개인",
+            "2008",
+            "도로",
+            cancel,
+            "중개거래",
+            "서울",
+            "",
+        ]
+        for i, (ym, d, price, cancel) in enumerate(deals, 1)
+    ]
+    rows.append(["6", place, "2", "", "", "어디에도없는단지", "59.9", "202504", "1", "99,000", *[""] * 10])
+    rows.append(["7", place, "3", "", "", c["name"], "59.9", "202504", "1", "모름", *[""] * 10])
+    export = write_export(tmp_path / "sale.csv", SALE_HEADER, rows)
+    async with ctx.pool.connection() as conn:
+        report = await import_molit(conn, export)
+    assert (report.rows_read, report.imported, report.cancelled) == (7, 6, 1)
+    assert (report.matched, report.unmatched, report.skipped) == (5, 1, {"bad amount: 모름": 1})
+    assert report.property_type == "apartment"
+    async with ctx.pool.connection() as conn:
+        again = await import_molit(conn, export)
+    assert (again.imported, again.already_present) == (0, 6)
+
+    result = await market_stats(
+        ctx, step({"gu": ["송파구"], "property_types": ["apartment"], "deal_type": "sale"})
+    )
+    stats = result.data["market_stats"]
+    assert stats["basis"] == "contract"
+    # the window is the 12 months up to the latest deal (2025-06-02): the 2023 deal and the cancelled one drop
+    window = [152000, 171500, 180000]
+    assert figure(result, "송파구 매매 중앙값") == statistics.median(window)
+    assert figure(result, "송파구 매매 표본 수") == len(window)
+    assert all(f.source.startswith("국토교통부 실거래가") for f in result.figures)
+    assert any("실거래가(계약가격) 기준" in f for f in result.findings)
+
+
+async def test_molit_lease_import_feeds_jeonse_and_monthly(ctx: Ctx, tmp_path: Path) -> None:
+    c = a_complex("서초구")
+    place = f"서울특별시 {c['gu']} {c['dong']}"
+    rows = [
+        [
+            "1",
+            place,
+            "5",
+            "",
+            "",
+            c["name"],
+            "전세",
+            "84.9",
+            "202505",
+            "10",
+            "95,000",
+            "0",
+            "3",
+            "2010",
+            *[""] * 7,
+        ],
+        [
+            "2",
+            place,
+            "5",
+            "",
+            "",
+            c["name"],
+            "월세",
+            "59.8",
+            "202505",
+            "11",
+            "20,000",
+            "150",
+            "4",
+            "2010",
+            *[""] * 7,
+        ],
+        [
+            "3",
+            place,
+            "5",
+            "",
+            "",
+            c["name"],
+            "반반",
+            "59.8",
+            "202505",
+            "11",
+            "20,000",
+            "150",
+            "4",
+            "2010",
+            *[""] * 7,
+        ],
+    ]
+    export = write_export(tmp_path / "lease.csv", LEASE_HEADER, rows)
+    async with ctx.pool.connection() as conn:
+        report = await import_molit(conn, export)
+    assert (report.imported, report.matched, report.skipped) == (2, 2, {"unknown 전월세구분: 반반": 1})
+    jeonse = await market_stats(ctx, step({"dong": [c["dong"]], "deal_type": "jeonse"}))
+    assert jeonse.data["market_stats"]["basis"] == "contract"
+    assert figure(jeonse, f"{c['dong']} 전세 중앙값") == 95000
+    monthly = await market_stats(ctx, step({"dong": [c["dong"]], "deal_type": "monthly"}))
+    assert figure(monthly, f"{c['dong']} 월세 중앙값") == 150
+    banded = await market_stats(ctx, step({"dong": [c["dong"]], "deal_type": "jeonse", "size_min_m2": 99.17}))
+    assert banded.data["market_stats"]["basis"] == "asking"  # 실거래가 areas are 전용: bands use the snapshot
