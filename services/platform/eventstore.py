@@ -97,11 +97,8 @@ class EventStore:
             return await read_all_in(conn, after_position, limit)
 
     async def read_stream(self, stream_id: str, after_version: int = 0) -> list[Recorded]:
-        return await self._select(
-            f"SELECT {_COLUMNS} FROM events"
-            " WHERE stream_id = %s AND stream_version > %s ORDER BY stream_version",
-            (stream_id, after_version),
-        )
+        async with self.pool.connection() as conn:
+            return await read_stream_in(conn, stream_id, after_version)
 
     async def read_correlation(self, correlation_id: str, after_position: int = 0) -> list[Recorded]:
         """Every event of one run (all its streams), in log order."""
@@ -128,6 +125,15 @@ async def read_all_in(conn: AsyncConnection, after_position: int = 0, limit: int
     cur = await conn.execute(
         f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
         (after_position, limit),
+    )
+    return [_recorded(r) for r in await cur.fetchall()]
+
+
+async def read_stream_in(conn: AsyncConnection, stream_id: str, after_version: int = 0) -> list[Recorded]:
+    """One stream in version order, inside the caller's transaction (a decision reads and appends in one)."""
+    cur = await conn.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND stream_version > %s ORDER BY stream_version",
+        (stream_id, after_version),
     )
     return [_recorded(r) for r in await cur.fetchall()]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from psycopg_pool import AsyncConnectionPool
 
-from services.platform.bus import connect
+from services.platform.bus import ConsumerPolicy, connect
 from services.platform.consumer import Consumer, Subscription
 from services.platform.db import open_pool
 from services.platform.runtime import ServersNotFound, load_infra_settings
@@ -34,13 +34,20 @@ class Wiring:
 Build = Callable[[AsyncConnectionPool, InfraSettings], Awaitable[Wiring]]
 
 
-async def serve(name: str, build: Build, settings: InfraSettings, stop: asyncio.Event) -> None:
-    """Run a service's consumers and loops until `stop` is set (tests call this in-process)."""
+async def serve(
+    name: str,
+    build: Build,
+    settings: InfraSettings,
+    stop: asyncio.Event,
+    policy: ConsumerPolicy | None = None,
+) -> None:
+    """Run a service's consumers and loops until `stop` is set (tests call this in-process, with a
+    faster retry policy than infra/nats/jetstream.json's)."""
     pool = await open_pool(settings.database_url)
     nc = await connect(settings.nats_url, name)
     try:
         wiring = await build(pool, settings)
-        consumers = [Consumer(s, pool, nc.jetstream(), settings) for s in wiring.subscriptions]
+        consumers = [Consumer(s, pool, nc.jetstream(), settings, policy) for s in wiring.subscriptions]
         await asyncio.gather(*(c.run(stop) for c in consumers), *(loop(stop) for loop in wiring.loops))
     finally:
         await nc.drain()

@@ -2,8 +2,8 @@
 
 - `sessions` (gateway): a session and the hash of the token its WebSocket and REST calls present.
   Only the hash is kept, so a leaked table does not leak a way in.
-- `supervisor_timers` (supervisor): the deadlines a run is waiting on (a step's timeout, a retry's
-  backoff), written in the same transaction as the decision that set them, so a waiting run holds
+- `supervisor_timers` (supervisor): the next deadline a run is waiting on (a step's timeout, a
+  retry's backoff), written in the same transaction as the decision that set them, so a waiting run holds
   no worker and a supervisor that restarts finds every deadline again. Replicas claim due timers
   with FOR UPDATE SKIP LOCKED.
 - `events_session`: the gateway follows one session's events in log order (live and on resume).
@@ -29,12 +29,8 @@ def upgrade() -> None:
         );
 
         CREATE TABLE supervisor_timers (
-            run_id    text        NOT NULL,
-            kind      text        NOT NULL CHECK (kind IN ('step_timeout', 'retry')),
-            step_id   text        NOT NULL,
-            attempt   integer     NOT NULL,
-            due_at    timestamptz NOT NULL,
-            PRIMARY KEY (run_id, kind, step_id, attempt)
+            run_id  text        PRIMARY KEY,
+            due_at  timestamptz NOT NULL  -- the earliest deadline the run waits on
         );
         CREATE INDEX supervisor_timers_due ON supervisor_timers (due_at);
 

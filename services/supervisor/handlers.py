@@ -1,0 +1,95 @@
+"""The supervisor's side effects around its pure decisions: read the run, decide, record, set timers.
+
+Every trigger (an event of the run arriving on the bus, a deadline passing) runs the same
+`reconcile`, inside the transaction the consumer or the timer loop holds:
+
+1. read the run's stream in that transaction and fold it;
+2. `decide` with the current time;
+3. compose the response if every step has settled (the one slow part: an LLM call when one is
+   configured, so it happens only once the decision to answer is certain);
+4. rewrite the run's timers (the deadlines it waits on) in the same transaction;
+5. return the events, to be appended expecting the version read in 1.
+
+If another replica (or another trigger of this one) recorded a decision for the run in the
+meantime, the append fails with ConcurrencyError, the transaction rolls back (timers and
+inbox claim included), and the consumer decides again from the fresh stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from psycopg import AsyncConnection
+
+from contracts import Envelope, Event, new_envelope
+from services.platform.consumer import HandlerContext, Outcome, Subscription
+from services.platform.eventstore import read_stream_in
+from services.supervisor.decide import RetryPolicy, decide
+from services.supervisor.run import RunState, fold
+
+Clock = Callable[[], datetime]
+Respond = Callable[[RunState], Awaitable[Sequence[Event]]]  # ResponseReady, plus any LlmCallRecorded
+
+# The events after which a run may need a decision; the supervisor ignores the rest.
+TRIGGERS = (
+    "PlanReady",
+    "PlanApproved",
+    "PlanRejected",
+    "StepCompleted",
+    "StepFailed",
+    "StepSkipRequested",
+    "RunCancelRequested",
+)
+
+
+def stream_of(run_id: str) -> str:
+    return f"run-{run_id}"
+
+
+@dataclass(frozen=True)
+class Supervisor:
+    respond: Respond
+    policy: RetryPolicy = RetryPolicy()
+    clock: Clock = lambda: datetime.now(UTC)  # noqa: E731  (a port: tests hand in their own)
+
+    def subscriptions(self) -> list[Subscription]:
+        return [Subscription(f"supervisor-{t}", t, self._on_event) for t in TRIGGERS]
+
+    async def _on_event(self, ctx: HandlerContext) -> Outcome:
+        return await self.reconcile(ctx.conn, ctx.envelope.correlation_id, cause=ctx.envelope)
+
+    async def reconcile(self, conn: AsyncConnection, run_id: str, cause: Envelope | None = None) -> Outcome:
+        stored = await read_stream_in(conn, stream_of(run_id))
+        state = fold(run_id, (r.envelope for r in stored))
+        decision = decide(state, self.clock(), self.policy)
+        events = list(decision.events)
+        if decision.respond:
+            events.extend(await self.respond(decision.state))
+        await _set_timers(conn, run_id, decision.wake_at if not decision.respond else None)
+        if not events:
+            return Outcome()
+        last = cause or (stored[-1].envelope if stored else None)
+        recorded = [_envelope(e, run_id, state, last) for e in events]
+        return Outcome(recorded, expected_version=state.version)
+
+
+def _envelope(event: Event, run_id: str, state: RunState, cause: Envelope | None) -> Envelope:
+    return new_envelope(
+        event,
+        stream_id=stream_of(run_id),
+        correlation_id=run_id,
+        causation=cause,
+        session_id=state.session_id,
+    )
+
+
+async def _set_timers(conn: AsyncConnection, run_id: str, wake_at: datetime | None) -> None:
+    """One wake-up per run: the earliest deadline it waits on (the decision recomputes the rest)."""
+    await conn.execute("DELETE FROM supervisor_timers WHERE run_id = %s", (run_id,))
+    if wake_at is not None:
+        await conn.execute(
+            "INSERT INTO supervisor_timers (run_id, due_at) VALUES (%s, %s)",
+            (run_id, wake_at),
+        )

@@ -1,0 +1,178 @@
+"""A run as the supervisor sees it: a fold over the events of its stream (`run-{run_id}`).
+
+The state holds only what decisions need. Every time in it comes from an event's
+`occurred_at`, so folding the same events always gives the same state, and a decision taken
+again after a crash is the same decision.
+
+Attempts: a step's `attempt` is the one pending, running or last finished. Only an answer
+for that attempt moves the step (a late StepCompleted from an attempt the supervisor already
+timed out is recorded in the log and ignored here, exactly as the todo projection does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from contracts import REGISTRY, Envelope, Event
+from contracts.gateway import (
+    PlanApproved,
+    PlanRejected,
+    QueryReceived,
+    RunCancelRequested,
+    StepSkipRequested,
+)
+from contracts.planner import PlanReady
+from contracts.supervisor import (
+    PlanApprovalRequested,
+    ResponseReady,
+    RunCancelled,
+    RunFailed,
+    StepRetried,
+    StepSkipped,
+    StepStarted,
+    StepTimedOut,
+)
+from contracts.teams import StepCompleted, StepFailed
+from contracts.values import Intent, PlanStep, StepError
+
+StepStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
+FINISHED: frozenset[StepStatus] = frozenset({"completed", "failed", "skipped"})
+Approval = Literal["not_asked", "requested", "approved", "rejected"]
+Outcome = Literal["answered", "failed", "cancelled", "rejected"]
+
+
+@dataclass(frozen=True)
+class StepState:
+    spec: PlanStep
+    status: StepStatus = "pending"
+    attempt: int = 1
+    started_at: datetime | None = None
+    timeout_s: float | None = None
+    retry_due_at: datetime | None = None
+    result: dict[str, Any] | None = None
+    error: StepError | None = None
+    retryable: bool = False
+    skip_requested: bool = False
+
+    @property
+    def deadline(self) -> datetime | None:
+        if self.status != "in_progress" or self.started_at is None or self.timeout_s is None:
+            return None
+        return self.started_at + timedelta(seconds=self.timeout_s)
+
+    @property
+    def can_retry(self) -> bool:
+        return self.status == "failed" and self.retryable and self.attempt < self.spec.max_attempts
+
+
+@dataclass(frozen=True)
+class RunState:
+    run_id: str
+    session_id: str | None = None
+    query: str = ""
+    require_approval: bool = False
+    version: int = 0  # the stream version folded so far: decisions are appended expecting it
+    planned: bool = False
+    intent: Intent | None = None
+    strategy: str = "sequential"
+    mode: str = "rules"
+    steps: dict[str, StepState] = field(default_factory=dict)
+    approval: Approval = "not_asked"
+    cancel_requested: bool = False
+    cancel_reason: str | None = None
+    outcome: Outcome | None = None
+
+    def with_step(self, step_id: str, **changes: Any) -> RunState:
+        if step_id not in self.steps:
+            return self
+        return replace(self, steps={**self.steps, step_id: replace(self.steps[step_id], **changes)})
+
+    def running(self, step_id: str, attempt: int) -> bool:
+        """Whether an answer for this attempt of this step is the one the run waits for."""
+        step = self.steps.get(step_id)
+        return step is not None and step.status == "in_progress" and step.attempt == attempt
+
+
+def _planned_steps(steps: Iterable[PlanStep]) -> dict[str, StepState]:
+    return {s.step_id: StepState(spec=s) for s in steps}
+
+
+def evolve(state: RunState, event: Event, at: datetime) -> RunState:
+    """The run after one more event; events the supervisor does not need leave it as it was."""
+    match event:
+        case QueryReceived():
+            return replace(state, query=event.query, require_approval=event.options.require_approval)
+        case PlanReady():
+            return replace(
+                state,
+                planned=True,
+                intent=event.intent,
+                strategy=event.strategy,
+                mode=event.mode,
+                steps=_planned_steps(event.steps),
+            )
+        case PlanApprovalRequested():
+            return replace(state, approval="requested")
+        case PlanApproved():
+            approved = replace(state, approval="approved")
+            if event.modified_steps is not None:
+                approved = replace(approved, steps=_planned_steps(event.modified_steps))
+            return approved
+        case PlanRejected():
+            return replace(state, approval="rejected", outcome=state.outcome or "rejected")
+        case StepStarted():
+            step = state.steps.get(event.step_id)
+            if step is None or step.status in FINISHED:
+                return state
+            return state.with_step(
+                event.step_id,
+                status="in_progress",
+                attempt=event.attempt,
+                started_at=at,
+                timeout_s=event.timeout_s,
+                retry_due_at=None,
+            )
+        case StepCompleted() if state.running(event.step_id, event.attempt):
+            return state.with_step(event.step_id, status="completed", result=event.result, error=None)
+        case StepFailed() if state.running(event.step_id, event.attempt):
+            return state.with_step(
+                event.step_id, status="failed", error=event.error, retryable=event.retryable
+            )
+        case StepTimedOut() if state.running(event.step_id, event.attempt):
+            error = StepError(code="timeout", message=f"{event.timeout_s:g}초 안에 끝나지 않았습니다")
+            return state.with_step(event.step_id, status="failed", error=error, retryable=True)
+        case StepRetried():
+            due = at + timedelta(seconds=event.delay_s)
+            return state.with_step(
+                event.step_id, status="pending", attempt=event.next_attempt, retry_due_at=due
+            )
+        case StepSkipRequested():
+            return state.with_step(event.step_id, skip_requested=True)
+        case StepSkipped():
+            step = state.steps.get(event.step_id)
+            if step is None or step.status in FINISHED:
+                return state
+            return state.with_step(event.step_id, status="skipped")
+        case RunCancelRequested():
+            return replace(state, cancel_requested=True, cancel_reason=event.reason)
+        case RunCancelled():
+            return replace(state, outcome=state.outcome or "cancelled")
+        case ResponseReady():
+            return replace(state, outcome=state.outcome or "answered")
+        case RunFailed():
+            return replace(state, outcome=state.outcome or "failed")
+    return state
+
+
+def fold(run_id: str, envelopes: Iterable[Envelope], start: RunState | None = None) -> RunState:
+    """Fold a run's stored events (in stream order) into its state, counting the stream version."""
+    state = start or RunState(run_id=run_id)
+    for envelope in envelopes:
+        if state.session_id is None and envelope.session_id:
+            state = replace(state, session_id=envelope.session_id)
+        event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
+        state = replace(evolve(state, event, envelope.occurred_at), version=state.version + 1)
+    return state

@@ -1,0 +1,241 @@
+"""The supervisor's decisions as a pure function of a run's events and the time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from contracts import Event, new_envelope
+from contracts.gateway import (
+    PlanApproved,
+    PlanRejected,
+    QueryOptions,
+    QueryReceived,
+    RunCancelRequested,
+    StepSkipRequested,
+)
+from contracts.planner import PlanReady
+from contracts.supervisor import (
+    PlanApprovalRequested,
+    ResponseReady,
+    RunCancelled,
+    StepRetried,
+    StepStarted,
+    StepTimedOut,
+)
+from contracts.teams import StepCompleted, StepFailed
+from contracts.values import Intent, IntentType, PlanStep, StepError, Team
+from services.supervisor.decide import RetryPolicy, decide
+from services.supervisor.response import compose
+from services.supervisor.run import RunState, fold
+
+pytestmark = pytest.mark.unit
+
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+POLICY = RetryPolicy(first_delay_s=2.0, max_delay_s=30.0)
+SEARCH = PlanStep(step_id="search", team=Team.SEARCH, task="강남구 아파트 전세 시세 조회", timeout_s=10)
+LEGAL = PlanStep(step_id="legal", team=Team.SEARCH, task="주택임대차보호법 조항 검색", timeout_s=10)
+ANALYSIS = PlanStep(
+    step_id="analysis", team=Team.ANALYSIS, task="전세 위험도 분석", depends_on=["search"], timeout_s=10
+)
+
+
+class Run:
+    """A run's events as they would be stored, with times, and the supervisor's view of them."""
+
+    def __init__(self) -> None:
+        self.envelopes = []
+        self.now = T0
+
+    def add(self, *events: Event, after_s: float = 0.0) -> Run:
+        self.now += timedelta(seconds=after_s)
+        for e in events:
+            self.envelopes.append(
+                new_envelope(e, stream_id="run-r", correlation_id="r", session_id="s", occurred_at=self.now)
+            )
+        return self
+
+    def state(self) -> RunState:
+        return fold("r", self.envelopes)
+
+    def decide(self, after_s: float = 0.0):
+        self.now += timedelta(seconds=after_s)
+        decision = decide(self.state(), self.now, POLICY)
+        self.add(*decision.events)
+        return decision
+
+
+def planned(*steps: PlanStep, strategy="dag", approval=False) -> Run:
+    intent = Intent(type=IntentType.RISK_ANALYSIS, confidence=0.9)
+    return Run().add(
+        QueryReceived(
+            run_id="r", query="강남구 전세 위험도", options=QueryOptions(require_approval=approval)
+        ),
+        PlanReady(run_id="r", intent=intent, steps=list(steps), strategy=strategy, mode="rules"),
+    )
+
+
+def types(events) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def completed(step_id: str, attempt: int = 1, **result) -> StepCompleted:
+    return StepCompleted(
+        run_id="r",
+        step_id=step_id,
+        team=Team.SEARCH,
+        attempt=attempt,
+        summary="ok",
+        result=result,
+        duration_ms=5,
+    )
+
+
+def failed(step_id: str, attempt: int = 1, retryable: bool = True) -> StepFailed:
+    return StepFailed(
+        run_id="r",
+        step_id=step_id,
+        team=Team.SEARCH,
+        attempt=attempt,
+        error=StepError(code="upstream_unavailable", message="DB 응답 없음"),
+        retryable=retryable,
+        duration_ms=5,
+    )
+
+
+def test_independent_steps_are_dispatched_together() -> None:
+    decision = planned(SEARCH, LEGAL, strategy="parallel").decide()
+    assert types(decision.events) == ["StepStarted", "StepStarted"]
+    assert decision.wake_at == T0 + timedelta(seconds=10)  # the earliest step deadline
+
+
+def test_a_dependent_step_waits_and_receives_its_dependencys_result() -> None:
+    run = planned(SEARCH, ANALYSIS)
+    assert [e.step_id for e in run.decide().events] == ["search"]
+    run.add(completed("search", headline="시세 조회 완료"), after_s=1)
+    (started,) = run.decide().events
+    assert isinstance(started, StepStarted) and started.step_id == "analysis"
+    assert started.dependency_results == {"search": {"headline": "시세 조회 완료"}}
+
+
+def test_sequential_runs_one_step_at_a_time_even_when_an_earlier_one_fails() -> None:
+    run = planned(SEARCH, LEGAL, strategy="sequential")
+    assert [e.step_id for e in run.decide().events] == ["search"]
+    run.add(failed("search", retryable=False))
+    assert [e.step_id for e in run.decide().events] == ["legal"]  # not declared dependent: still runs
+
+
+def test_an_empty_plan_is_answered_with_guidance_and_runs_nothing() -> None:
+    run = Run().add(
+        PlanReady(run_id="r", intent=Intent(type=IntentType.IRRELEVANT, confidence=1), mode="rules")
+    )
+    decision = run.decide()
+    assert decision.events == [] and decision.respond
+    response = compose(decision.state)
+    assert response.response_type == "guidance" and "집사" in response.answer
+
+
+def test_approval_is_asked_once_and_the_run_waits_without_a_deadline() -> None:
+    run = planned(SEARCH, ANALYSIS, approval=True)
+    assert types(run.decide().events) == ["PlanApprovalRequested"]
+    waiting = run.decide(after_s=3600)
+    assert waiting.events == [] and waiting.wake_at is None and not waiting.respond
+
+
+def test_an_edited_plan_runs_instead_of_the_original() -> None:
+    run = planned(SEARCH, ANALYSIS, approval=True)
+    run.decide()
+    run.add(PlanApproved(run_id="r", modified_steps=[LEGAL]))
+    assert [e.step_id for e in run.decide().events] == ["legal"]
+
+
+def test_a_rejected_plan_runs_nothing() -> None:
+    run = planned(SEARCH, approval=True)
+    run.decide()
+    run.add(PlanRejected(run_id="r", reason="다시 물어볼게요"))
+    decision = run.decide()
+    assert decision.events == [] and not decision.respond
+
+
+def test_a_retryable_failure_is_retried_after_its_backoff() -> None:
+    run = planned(SEARCH)
+    run.decide()
+    run.add(failed("search"), after_s=1)
+    retry = run.decide()
+    assert types(retry.events) == ["StepRetried"]
+    assert retry.events[0].delay_s == 2.0 and retry.wake_at == run.now + timedelta(seconds=2)
+    assert run.decide(after_s=1).events == []  # not due yet
+    (again,) = run.decide(after_s=1.5).events
+    assert isinstance(again, StepStarted) and again.attempt == 2
+
+
+def test_a_step_that_keeps_failing_ends_failed_and_its_dependents_are_skipped() -> None:
+    run = planned(SEARCH.model_copy(update={"max_attempts": 2}), ANALYSIS)
+    run.decide()
+    run.add(failed("search"))
+    run.decide()
+    assert types(run.decide(after_s=3).events) == ["StepStarted"]
+    run.add(failed("search", attempt=2), after_s=1)
+    final = run.decide()
+    assert types(final.events) == ["StepSkipped"]
+    assert final.events[0].step_id == "analysis" and "search" in final.events[0].reason
+    assert final.respond
+    response = compose(final.state)
+    assert response.failed_steps == ["search"] and "실패" in response.answer
+
+
+def test_a_step_past_its_timeout_is_failed_and_retried_and_a_late_answer_is_ignored() -> None:
+    run = planned(SEARCH)
+    run.decide()
+    decision = run.decide(after_s=11)
+    assert types(decision.events) == ["StepTimedOut", "StepRetried"]
+    assert isinstance(decision.events[0], StepTimedOut) and decision.events[0].attempt == 1
+    run.add(completed("search", attempt=1))  # the first attempt answers after all: too late
+    assert run.state().steps["search"].status == "pending"
+
+
+def test_the_person_can_skip_a_running_step_and_the_run_still_answers() -> None:
+    run = planned(SEARCH, LEGAL, strategy="parallel")
+    run.decide()
+    run.add(
+        completed("legal", headline="제7조가 적용됩니다"), StepSkipRequested(run_id="r", step_id="search")
+    )
+    decision = run.decide()
+    assert types(decision.events) == ["StepSkipped"] and decision.respond
+    response = compose(decision.state)
+    assert response.response_type == "answer" and "제7조가 적용됩니다" in response.answer
+
+
+def test_cancel_ends_the_run_and_nothing_is_decided_after_it() -> None:
+    run = planned(SEARCH, ANALYSIS)
+    run.decide()
+    run.add(RunCancelRequested(run_id="r", reason="그만"))
+    assert types(run.decide().events) == ["RunCancelled"]
+    run.add(completed("search"))
+    after = run.decide()
+    assert after.events == [] and not after.respond and after.wake_at is None
+
+
+def test_deciding_twice_on_the_same_events_decides_nothing_new() -> None:
+    run = planned(SEARCH, LEGAL, ANALYSIS)
+    first = run.decide()
+    assert first.events and run.decide().events == []
+
+
+def test_a_response_copies_only_what_the_steps_produced() -> None:
+    run = planned(SEARCH, strategy="sequential")
+    run.decide()
+    cited = {
+        "headline": "전세 중앙값 8억",
+        "figures": [{"label": "전세 중앙값", "value": 80000, "unit": "만원", "source": "스냅샷 2025-10-08"}],
+        "citations": [
+            {"article_id": "주택임대차보호법/제7조", "law": "주택임대차보호법", "article": "제7조"}
+        ],
+    }
+    run.add(completed("search", **cited))
+    decision = run.decide()
+    response: ResponseReady = compose(decision.state)
+    assert [c.article_id for c in response.citations] == ["주택임대차보호법/제7조"]
+    assert response.metadata["figures"][0]["value"] == 80000 and "80,000 만원" in response.answer
+    assert not isinstance(response, (RunCancelled, PlanApprovalRequested, StepRetried))
