@@ -1,0 +1,16 @@
+"""The gateway: the person's way in (WebSocket `/ws/{session_id}`, REST) and `jipsa ask`.
+
+It records what the person asks as events in the store and tells them what happens by following the
+log and the projections. Modules:
+
+- protocol.py       client frames (pydantic, discriminated on `type`), parsed without ever raising else
+- messages.py       event -> server message, pure
+- person_events.py  frame -> event envelope, pure (with the edited-plan rules)
+- handlers.py       a request checked against the session's runs and appended
+- reads.py          the SQL the gateway reads: log by position / session / run, projections, checkpoint
+- outbox.py         one socket's ordered, de-duplicated delivery
+- follower.py       the one log follower per process, fan-out and gap-free resume (its docstring says why)
+- ws.py, api.py     the WebSocket and REST entrypoints; health.py the checks behind /healthz
+- app.py            create_app, the lifespan that builds the Ports, the body-size limit
+- ask.py            `jipsa ask`, the terminal client
+"""

@@ -1,0 +1,28 @@
+"""`python -m services.gateway`: serve the gateway on 127.0.0.1:$JIPSA_PORT (default 8000) until Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import uvicorn
+
+from services.gateway.app import create_app, server_config
+from services.gateway.settings import GatewaySettings
+from services.platform.runtime import ServersNotFound, load_infra_settings
+
+
+async def main() -> None:
+    infra = load_infra_settings()  # DATABASE_URL and NATS_URL, else those of the `make run` that is up
+    settings = GatewaySettings()
+    app = create_app(settings, database_url=infra.database_url, nats_url=infra.nats_url)
+    await uvicorn.Server(server_config(app, settings)).serve()
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(main())
+    except ServersNotFound as missing:
+        sys.exit(str(missing))

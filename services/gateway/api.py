@@ -1,0 +1,142 @@
+"""The REST side: sessions, a session's runs, a run's state and events, cancelling, health.
+
+A token is presented as `Authorization: Bearer <token>`: missing or unknown is 401, a valid token used
+on another session's path is 403, and another session's run is 404, exactly like a run that does not
+exist, so a session cannot learn what others asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.handlers import UnknownRun
+from services.gateway.health import OK, nats_answers, postgres_answers
+from services.gateway.ports import Ports
+from services.platform.eventstore import Recorded
+
+router = APIRouter()
+
+
+class NewSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = Field(default=None, max_length=200)
+
+
+class CancelRun(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str | None = Field(default=None, max_length=500)
+
+
+def ports_of(request: Request) -> Ports:
+    return request.app.state.ports
+
+
+PortsDep = Annotated[Ports, Depends(ports_of)]
+
+
+async def session_of(request: Request, ports: PortsDep) -> str:
+    """The session the bearer token opens."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    session_id = await ports.sessions.holder_of(token.strip()) if scheme.lower() == "bearer" else None
+    if session_id is None:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "a valid session token is required", {"WWW-Authenticate": "Bearer"}
+        )
+    return session_id
+
+
+SessionDep = Annotated[str, Depends(session_of)]
+
+
+def own_session(path_session_id: str, session_id: str) -> None:
+    if path_session_id != session_id:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "this token belongs to another session")
+
+
+async def own_run(ports: Ports, session_id: str, run_id: str) -> None:
+    try:
+        await ports.requests.first_event(session_id, run_id)
+    except UnknownRun as unknown:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, unknown.message) from None
+
+
+@router.post("/api/sessions", status_code=status.HTTP_201_CREATED)
+async def create_session(ports: PortsDep, body: NewSession | None = None) -> dict[str, str]:
+    session_id, token = await ports.sessions.create(body.title if body else None)
+    return {"session_id": session_id, "token": token}
+
+
+@router.get("/api/sessions/{session_id}/runs")
+async def list_runs(session_id: str, caller: SessionDep, ports: PortsDep) -> dict[str, Any]:
+    own_session(session_id, caller)
+    return {"session_id": session_id, "runs": await ports.reads.session_runs(session_id)}
+
+
+@router.get("/api/runs/{run_id}")
+async def get_run(run_id: str, caller: SessionDep, ports: PortsDep) -> dict[str, Any]:
+    """The run's final state and its todo; a run the projector has not reached yet is still planning."""
+    await own_run(ports, caller, run_id)
+    state = await ports.reads.final_state(run_id) or {
+        "run_id": run_id,
+        "session_id": caller,
+        "status": "planning",
+    }
+    todo = await ports.reads.todo(run_id)
+    return {**state, "todo": {"progress_pct": todo.progress_pct, "steps": todo.steps} if todo else None}
+
+
+@router.get("/api/runs/{run_id}/events")
+async def get_run_events(
+    run_id: str,
+    caller: SessionDep,
+    ports: PortsDep,
+    after_position: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
+) -> dict[str, Any]:
+    await own_run(ports, caller, run_id)
+    records = await ports.reads.run_events(run_id, after_position, limit)
+    return {"run_id": run_id, "events": [_event(r) for r in records]}
+
+
+@router.post("/api/sessions/{session_id}/runs/{run_id}/cancel", status_code=status.HTTP_202_ACCEPTED)
+async def cancel_run(
+    session_id: str, run_id: str, caller: SessionDep, ports: PortsDep, body: CancelRun | None = None
+) -> dict[str, Any]:
+    """Record the request; the supervisor ends the run (RunCancelled), which the socket then reports."""
+    own_session(session_id, caller)
+    try:
+        recorded = await ports.requests.cancel(caller, run_id, body.reason if body else None)
+    except UnknownRun as unknown:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, unknown.message) from None
+    return {"run_id": run_id, "position": recorded.position}
+
+
+@router.get("/healthz")
+async def healthz(ports: PortsDep) -> JSONResponse:
+    timeout = ports.settings.health_timeout_s
+    postgres, nats = await asyncio.gather(
+        postgres_answers(ports.reads.pool, timeout), nats_answers(ports.nats_url, timeout)
+    )
+    checks = {"postgres": postgres, "nats": nats, "follower": ports.follower_status()}
+    healthy = all(answer == OK for answer in checks.values())
+    return JSONResponse(checks, status.HTTP_200_OK if healthy else status.HTTP_503_SERVICE_UNAVAILABLE)
+
+
+def _event(record: Recorded) -> dict[str, Any]:
+    envelope = record.envelope
+    return {
+        "position": record.position,
+        "event_id": str(envelope.event_id),
+        "type": envelope.event_type,
+        "version": envelope.schema_version,
+        "occurred_at": envelope.occurred_at.isoformat(),
+        "causation": str(envelope.causation_id) if envelope.causation_id else None,
+        "data": envelope.data,
+    }

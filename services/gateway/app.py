@@ -1,0 +1,163 @@
+"""The gateway's FastAPI app, built by `create_app`; nothing connects until the app starts.
+
+The lifespan opens the pool (unless one is handed in, as tests do), starts the follower, and puts the
+`Ports` on `app.state` for the routes; on the way out it stops the follower and closes what it opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+import uvicorn
+from fastapi import FastAPI, Query, WebSocket
+from psycopg_pool import AsyncConnectionPool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from services.gateway.api import router
+from services.gateway.follower import Follower
+from services.gateway.handlers import RunRequests
+from services.gateway.ports import Ports
+from services.gateway.reads import Reads
+from services.gateway.sessions import Sessions
+from services.gateway.settings import GatewaySettings
+from services.gateway.ws import serve_socket
+from services.platform.db import open_pool
+from services.platform.eventstore import EventStore
+
+log = logging.getLogger(__name__)
+
+
+def create_app(
+    settings: GatewaySettings, *, database_url: str, nats_url: str, pool: AsyncConnectionPool | None = None
+) -> FastAPI:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with _opened(pool, database_url) as ready_pool:
+            reads = Reads(ready_pool)
+            follower = Follower(
+                reads,
+                ready_pool.conninfo,
+                batch_size=settings.follower_batch_size,
+                poll_interval_s=settings.poll_interval_s,
+            )
+            stop = asyncio.Event()
+            task = asyncio.create_task(follower.run(stop), name="gateway-follower")
+            task.add_done_callback(_report_follower_end)
+            app.state.ports = Ports(
+                settings=settings,
+                nats_url=nats_url,
+                sessions=Sessions(ready_pool),
+                reads=reads,
+                requests=RunRequests(EventStore(ready_pool), reads),
+                follower=follower,
+                follower_task=task,
+            )
+            try:
+                yield
+            finally:
+                stop.set()
+                _, stuck = await asyncio.wait([task], timeout=10)
+                for late in stuck:
+                    late.cancel()
+
+    app = FastAPI(title="Jipsa gateway", lifespan=lifespan)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.include_router(router)
+
+    @app.websocket("/ws/{session_id}")
+    async def session_socket(
+        websocket: WebSocket,
+        session_id: str,
+        token: str | None = None,
+        after_position: Annotated[int | None, Query(ge=0)] = None,
+    ) -> None:
+        await serve_socket(websocket, websocket.app.state.ports, session_id, token, after_position)
+
+    return app
+
+
+def server_config(app: FastAPI, settings: GatewaySettings) -> uvicorn.Config:
+    """How uvicorn serves the gateway: its address, and a hard frame cap above the polite one."""
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        ws_max_size=settings.ws_max_size,
+        lifespan="on",
+        log_level="warning",
+    )
+
+
+@contextlib.asynccontextmanager
+async def _opened(pool: AsyncConnectionPool | None, database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+    if pool is not None:
+        yield pool
+        return
+    own = await open_pool(database_url)
+    try:
+        yield own
+    finally:
+        await own.close()
+
+
+def _report_follower_end(task: asyncio.Task[None]) -> None:
+    """The follower ends only at shutdown; any other end is a bug, which /healthz reports too."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the gateway's follower stopped", exc_info=task.exception())
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse request bodies over `max_bytes` with 413: by Content-Length, or while a chunked body streams."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        if not declared.isdigit() or int(declared) > self.max_bytes:
+            await _refuse(send, self.max_bytes)
+            return
+        received, started = 0, False
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.max_bytes:
+                raise BodyTooLarge
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except BodyTooLarge:
+            if started:
+                raise
+            await _refuse(send, self.max_bytes)
+
+
+async def _refuse(send: Send, max_bytes: int) -> None:
+    body = f'{{"detail": "request body over {max_bytes} bytes"}}'.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

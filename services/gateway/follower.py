@@ -1,0 +1,163 @@
+"""The follower: one per gateway process, it turns the log into messages for every open socket.
+
+Following
+---------
+It reads the log in position order, but never past the projector's checkpoint (`checkpoints`,
+'projections'), so the todo read from the projection for a step event reflects at least that event.
+It wakes on the projector's commit notice (`jipsa_projections`) and polls as a safety net. Each event
+is rendered once (messages.py) and offered to the sockets of the event's session; an Outbox per socket
+drops any position at or below the last one it sent, so positions only go up on a socket.
+
+Where a socket starts
+---------------------
+A socket is registered *held* before anything is read for it, then the head is read: live messages that
+arrive meanwhile are kept, and released above the head (a plain connection starts live from the head).
+Registering first matters: had we read the head first, an event projected and fanned out between that
+read and the registration would be missed. The follower only renders the sessions that have a socket
+when it reads a batch; a socket registered after that read is safe, because its starting point (head or
+checkpoint, read after registering) is at or above everything the batch held.
+
+Resume without gap or duplicate
+-------------------------------
+`resume {after_position: X}` on a socket:
+1. hold the socket: from now on live messages are kept aside, not sent;
+2. read the checkpoint C *after* holding. Every live message offered before the hold came from a batch
+   read at or below the checkpoint of its time, and the checkpoint only grows, so all of them are <= C;
+3. replay the session's events in (X', C] (X' = max(X, the last position this socket sent: a position
+   already sent is never sent again), through the same rendering, in position order;
+4. release: the held live messages pass the same position check. Those <= C were just replayed and are
+   dropped; those > C were all offered after the hold (point 2) and arrive in order. Nothing in (X', C]
+   is missing (the replay read it all) and nothing above C is missing (the follower reads the log without
+   holes and each of those offers was held or sent after the replay).
+The log itself has no late holes: the store serialises appends, so a position is visible only after
+every lower one.
+
+A resume after positions this socket has already sent live cannot go back without sending out of order;
+the client is told so (`resume_overlap`). A client that reconnects avoids the question by passing
+`?after_position=X` on the WebSocket URL (as SSE's Last-Event-ID): the replay then runs before the
+socket's first live message, with no window at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import AsyncIterator
+
+import psycopg
+
+from services.gateway import messages
+from services.gateway.messages import Message
+from services.gateway.outbox import Outbox
+from services.gateway.reads import Reads
+from services.gateway.wakeup import CheckpointWakeup
+from services.platform.eventstore import Recorded
+
+log = logging.getLogger(__name__)
+
+
+async def render(reads: Reads, records: list[Recorded]) -> list[tuple[str | None, Message]]:
+    """Each record's message (at most one), with the session it is for."""
+    facts = await reads.facts(records)
+    return [
+        (record.envelope.session_id, message)
+        for record in records
+        for message in messages.messages_for(record, facts[record.envelope.correlation_id])
+    ]
+
+
+class Follower:
+    def __init__(
+        self,
+        reads: Reads,
+        database_url: str,
+        *,
+        batch_size: int = 500,
+        poll_interval_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+    ) -> None:
+        self.reads = reads
+        self.database_url = database_url
+        self.batch_size = batch_size
+        self.poll_interval_s = poll_interval_s
+        self.max_backoff_s = max_backoff_s
+        self.cursor: int | None = None  # every event at or below it has been offered
+        self._outboxes: dict[str, set[Outbox]] = defaultdict(set)
+        self._failures = 0
+
+    def register(self, outbox: Outbox) -> None:
+        self._outboxes[outbox.session_id].add(outbox)
+
+    def unregister(self, outbox: Outbox) -> None:
+        listeners = self._outboxes.get(outbox.session_id)
+        if listeners is not None:
+            listeners.discard(outbox)
+            if not listeners:
+                del self._outboxes[outbox.session_id]
+
+    async def start(self, outbox: Outbox, after_position: int | None) -> None:
+        """Begin a registered (held) socket: `connected`, then live from the head or replayed from
+        `after_position`. A position past the head belongs to some other log: refused, live from the head."""
+        head = await self.reads.head()
+        outbox.reply(messages.connected(outbox.session_id, head))
+        if after_position is not None and after_position > head:
+            outbox.reply(
+                messages.error("invalid_position", f"after_position {after_position} is past the head")
+            )
+        if after_position is None or after_position > head:
+            outbox.release(head)
+        else:
+            await self.resume(outbox, after_position)
+
+    async def resume(self, outbox: Outbox, after_position: int) -> None:
+        """Replay the session's messages after `after_position`, then go on live (see the module doc)."""
+        outbox.hold()
+        try:
+            ceiling = await self.reads.checkpoint()
+            outbox.restart_after(after_position)
+            async for message in self._replayed(
+                outbox.session_id, max(after_position, outbox.sent_up_to), ceiling
+            ):
+                outbox.send_event(message)
+        finally:
+            outbox.release(after_position)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Follow the projector's checkpoint until `stop`, through Postgres restarts."""
+        async with CheckpointWakeup(self.database_url) as wakeup:
+            while not stop.is_set():
+                try:
+                    await self.catch_up()
+                except psycopg.OperationalError as lost:
+                    await wakeup.wait(stop, self._backoff(lost))
+                    continue
+                self._failures = 0
+                await wakeup.wait(stop, self.poll_interval_s)
+
+    async def catch_up(self) -> None:
+        ceiling = await self.reads.checkpoint()
+        if self.cursor is None:
+            # Nothing below the checkpoint at start can concern a socket: each starts at or above it.
+            self.cursor = ceiling
+        while self.cursor < ceiling:
+            records = await self.reads.events_after(self.cursor, ceiling, self.batch_size)
+            listened = [r for r in records if r.envelope.session_id in self._outboxes]
+            for session_id, message in await render(self.reads, listened):
+                for outbox in list(self._outboxes.get(session_id, ())):
+                    outbox.offer(message)
+            # Positions can have holes (a rolled-back append); a short batch means "up to the ceiling".
+            self.cursor = records[-1].position if len(records) == self.batch_size else ceiling
+
+    async def _replayed(self, session_id: str, after: int, ceiling: int) -> AsyncIterator[Message]:
+        while after < ceiling:
+            records = await self.reads.session_events(session_id, after, ceiling, self.batch_size)
+            for _, message in await render(self.reads, records):
+                yield message
+            after = records[-1].position if len(records) == self.batch_size else ceiling
+
+    def _backoff(self, lost: psycopg.OperationalError) -> float:
+        self._failures += 1
+        delay = min(self.max_backoff_s, 0.5 * 2 ** (self._failures - 1))
+        log.warning("gateway follower lost Postgres (%s); retrying in %.1f s", lost, delay)
+        return delay

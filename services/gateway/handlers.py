@@ -1,0 +1,54 @@
+"""The person's requests, handled: check that the run is theirs, build the event, append it."""
+
+from __future__ import annotations
+
+from contracts import Envelope
+from contracts.supervisor import PlanApprovalRequested
+from services.gateway import person_events
+from services.gateway.protocol import FrameError, InterruptResponseFrame, QueryFrame, TodoSkipFrame
+from services.gateway.reads import Reads
+from services.platform.eventstore import EventStore, Recorded
+
+
+class UnknownRun(FrameError):
+    """No run of this id in this session. Another session's run is reported the same way, so a session
+    cannot even learn that it exists."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__("unknown_run", f"this session has no run {run_id!r}")
+
+
+class RunRequests:
+    def __init__(self, store: EventStore, reads: Reads) -> None:
+        self.store, self.reads = store, reads
+
+    async def ask(self, session_id: str, frame: QueryFrame) -> Recorded:
+        return await self._append(person_events.query_received(frame, session_id))
+
+    async def answer_plan(self, session_id: str, frame: InterruptResponseFrame) -> Recorded:
+        await self.first_event(session_id, frame.run_id)
+        asked = await self.reads.latest_of_run(frame.run_id, PlanApprovalRequested.event_type)
+        if asked is None:
+            raise FrameError(
+                "not_awaiting_approval", f"run {frame.run_id!r} has no plan waiting for approval"
+            )
+        return await self._append(person_events.plan_answered(frame, session_id, asked.envelope))
+
+    async def skip(self, session_id: str, frame: TodoSkipFrame) -> Recorded:
+        cause = await self.first_event(session_id, frame.run_id)
+        return await self._append(person_events.skip_requested(frame, session_id, cause))
+
+    async def cancel(self, session_id: str, run_id: str, reason: str | None = None) -> Recorded:
+        cause = await self.first_event(session_id, run_id)
+        return await self._append(person_events.cancel_requested(run_id, session_id, cause, reason))
+
+    async def first_event(self, session_id: str, run_id: str) -> Envelope:
+        """The run's QueryReceived (what a request about the run answers to), if the run is this session's."""
+        first = await self.reads.first_of_run(run_id)
+        if first is None or first.envelope.session_id != session_id:
+            raise UnknownRun(run_id)
+        return first.envelope
+
+    async def _append(self, envelope: Envelope) -> Recorded:
+        (recorded,) = await self.store.append([envelope])
+        return recorded

@@ -1,0 +1,209 @@
+"""What the person is told about each event: a pure mapping from a recorded event to a server message.
+
+One event gives at most one message, carrying the event's position, so a position names exactly one
+message and a client's `resume {after_position}` is exact. That is why `execution_start` carries the
+todo too: it stands for the run's first StepStarted (or its PlanApproved), which would otherwise also
+be a `todo_updated` at the same position.
+
+What the mapping cannot see in the event itself comes in `RunFacts`: the run's todo as projected
+(at or past the event, since the follower never reads beyond the projector's checkpoint) and the
+position of the event that began the run's execution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from contracts.gateway import PlanApproved, PlanRejected, QueryReceived
+from contracts.planner import PlanReady
+from contracts.supervisor import (
+    PlanApprovalRequested,
+    ResponseReady,
+    RunCancelled,
+    RunFailed,
+    StepRetried,
+    StepSkipped,
+    StepStarted,
+    StepTimedOut,
+)
+from contracts.teams import StepCompleted, StepFailed
+from contracts.values import PlanStep
+from services.platform.eventstore import Recorded
+
+Message = dict[str, Any]
+# The events whose first occurrence in a run begins its execution (`execution_start`).
+EXECUTION_BEGINNINGS = (PlanApproved.event_type, StepStarted.event_type)
+STEP_CHANGES = tuple(
+    e.event_type for e in (StepStarted, StepCompleted, StepFailed, StepTimedOut, StepRetried, StepSkipped)
+)
+APPROVAL_PROMPT = "이 계획으로 진행할까요? 승인(approve), 수정(modify) 또는 거절(reject)해 주세요."
+REJECTED_ANSWER = "계획이 거절되어 실행하지 않았습니다."
+CANCELLED_ANSWER = "요청하신 대로 실행을 취소했습니다."
+FAILED_ANSWER = "죄송합니다. 요청을 처리하지 못했습니다."
+_NO_DATA: dict[str, Any] = {
+    "listings": [],
+    "citations": [],
+    "insights": [],
+    "documents": [],
+    "failed_steps": [],
+    "metadata": {},
+}
+
+
+@dataclass(frozen=True)
+class TodoSnapshot:
+    """A run's todo as the projection holds it: steps in `todo_updated` shape and the progress."""
+
+    progress_pct: int
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    todo: TodoSnapshot | None = None
+    execution_began_at: int | None = None
+
+
+def messages_for(record: Recorded, facts: RunFacts) -> list[Message]:
+    """The message this event gives the person (none for events the person is not shown)."""
+    event_type = record.envelope.event_type
+    if event_type in STEP_CHANGES or event_type == PlanApproved.event_type:
+        body = _execution_news(record, facts)
+    elif event_type in _FROM_PAYLOAD:
+        body = _FROM_PAYLOAD[event_type](record.event())
+    else:
+        return []
+    if body is None:
+        return []
+    return [
+        {
+            "type": body.pop("type"),
+            "run_id": record.envelope.correlation_id,
+            "position": record.position,
+            **body,
+        }
+    ]
+
+
+def execution_beginnings(records: Iterable[Recorded]) -> dict[str, int]:
+    """Per run, the position of the event that began its execution (the same rule the follower asks SQL)."""
+    began: dict[str, int] = {}
+    for record in records:
+        if record.envelope.event_type in EXECUTION_BEGINNINGS:
+            began.setdefault(record.envelope.correlation_id, record.position)
+    return began
+
+
+def planned_step(step: PlanStep) -> dict[str, Any]:
+    """A plan's step in the shape of a todo step, before anything has happened to it."""
+    return {
+        "step_id": step.step_id,
+        "team": step.team.value,
+        "task": step.task,
+        "depends_on": list(step.depends_on),
+        "status": "pending",
+        "attempt": 1,
+        "started_at": None,
+        "completed_at": None,
+        "duration_ms": None,
+        "summary": None,
+        "error": None,
+    }
+
+
+def _execution_news(record: Recorded, facts: RunFacts) -> Message | None:
+    todo = facts.todo or TodoSnapshot(progress_pct=0)
+    progress = {"execution_steps": todo.steps, "progress_pct": todo.progress_pct}
+    if record.position == facts.execution_began_at:
+        return {"type": "execution_start", **progress}
+    if record.envelope.event_type == PlanApproved.event_type and record.event().modified_steps is None:
+        return None  # a plain approval after execution began changes no todo
+    return {"type": "todo_updated", **progress} if facts.todo else None
+
+
+def _planning_start(event: QueryReceived) -> Message:
+    return {
+        "type": "planning_start",
+        "query": event.query,
+        "require_approval": event.options.require_approval,
+    }
+
+
+def _plan_ready(event: PlanReady) -> Message:
+    return {
+        "type": "plan_ready",
+        "intent": event.intent.type.value,
+        "confidence": event.intent.confidence,
+        "keywords": list(event.intent.keywords),
+        "entities": dict(event.intent.entities),
+        "strategy": event.strategy,
+        "execution_steps": [planned_step(s) for s in event.steps],
+        "estimated_total_time": event.estimated_total_s,
+        "mode": event.mode,
+    }
+
+
+def _interrupt_request(event: PlanApprovalRequested) -> Message:
+    return {
+        "type": "interrupt_request",
+        "execution_steps": [planned_step(s) for s in event.steps],
+        "message": APPROVAL_PROMPT,
+    }
+
+
+def _answer(event: ResponseReady) -> Message:
+    payload = event.model_dump(mode="json")
+    data = {key: payload[key] for key in ("listings", "citations", "insights", "documents", "failed_steps")}
+    return _final(event.response_type, event.answer, metadata=payload["metadata"], **data)
+
+
+def _run_failed(event: RunFailed) -> Message:
+    return _final("error", f"{FAILED_ANSWER} ({event.reason})", metadata={"code": event.code})
+
+
+def _run_cancelled(event: RunCancelled) -> Message:
+    return _final("guidance", CANCELLED_ANSWER, metadata={"reason": event.reason, "by": event.requested_by})
+
+
+def _plan_rejected(event: PlanRejected) -> Message:
+    return _final("guidance", REJECTED_ANSWER, metadata={"reason": event.reason})
+
+
+def _final(response_type: str, content: str, **data: Any) -> Message:
+    empty = {
+        "listings": [],
+        "citations": [],
+        "insights": [],
+        "documents": [],
+        "failed_steps": [],
+        "metadata": {},
+    }
+    response = {"type": response_type, "content": content, "data": {**empty, **data}}
+    return {"type": "final_response", "response": response}
+
+
+_FROM_PAYLOAD: dict[str, Callable[[Any], Message]] = {
+    QueryReceived.event_type: _planning_start,
+    PlanReady.event_type: _plan_ready,
+    PlanApprovalRequested.event_type: _interrupt_request,
+    ResponseReady.event_type: _answer,
+    RunFailed.event_type: _run_failed,
+    RunCancelled.event_type: _run_cancelled,
+    PlanRejected.event_type: _plan_rejected,
+}
+
+
+def connected(session_id: str, head: int) -> Message:
+    """The first message on a socket: the log's head, from which it goes on live unless it resumes."""
+    return {"type": "connected", "run_id": None, "position": head, "session_id": session_id, "head": head}
+
+
+def error(code: str, message: str, run_id: str | None = None) -> Message:
+    """A refused frame or request; it reflects no event, so it has no position."""
+    return {"type": "error", "run_id": run_id, "position": None, "code": code, "message": message}
+
+
+def pong() -> Message:
+    return {"type": "pong", "run_id": None, "position": None}

@@ -1,0 +1,122 @@
+"""What the person asks for, recorded as events of their run (stream `run-{run_id}`, correlation = run).
+
+Pure: these functions take the frame and what the run holds already and return envelopes; the socket
+handler appends them. The supervisor decides what a request means (a skip may come too late); the
+gateway only records that it was asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import uuid4
+
+from pydantic import TypeAdapter, ValidationError
+
+from contracts import Envelope, Event, new_envelope
+from contracts.gateway import (
+    PlanApproved,
+    PlanRejected,
+    QueryOptions,
+    QueryReceived,
+    RunCancelRequested,
+    StepSkipRequested,
+)
+from contracts.values import PlanStep
+from services.gateway.protocol import (
+    FrameError,
+    InterruptResponseFrame,
+    QueryFrame,
+    TodoSkipFrame,
+    describe,
+)
+
+_steps = TypeAdapter(list[PlanStep])
+# What a person may change in a todo; the rest of a step (its inputs, timeout) stays the planner's.
+EDITABLE = ("team", "task", "depends_on")
+
+
+def run_stream(run_id: str) -> str:
+    return f"run-{run_id}"
+
+
+def _envelope(event: Event, run_id: str, session_id: str, cause: Envelope | None) -> Envelope:
+    return new_envelope(
+        event, stream_id=run_stream(run_id), correlation_id=run_id, causation=cause, session_id=session_id
+    )
+
+
+def query_received(frame: QueryFrame, session_id: str) -> Envelope:
+    run_id = uuid4().hex
+    options = QueryOptions(require_approval=frame.require_approval)
+    return _envelope(
+        QueryReceived(run_id=run_id, query=frame.query, options=options), run_id, session_id, None
+    )
+
+
+def plan_answered(frame: InterruptResponseFrame, session_id: str, asked: Envelope) -> Envelope:
+    """PlanApproved (with the edited steps for `modify`) or PlanRejected, caused by the approval request."""
+    if frame.action == "reject":
+        return _envelope(
+            PlanRejected(run_id=frame.run_id, reason=frame.reason), frame.run_id, session_id, asked
+        )
+    steps = None
+    if frame.action == "modify":
+        planned = _steps.validate_python(asked.data["steps"])
+        steps = edited_steps(planned, frame.modified_todos)
+    return _envelope(PlanApproved(run_id=frame.run_id, modified_steps=steps), frame.run_id, session_id, asked)
+
+
+def skip_requested(frame: TodoSkipFrame, session_id: str, cause: Envelope | None) -> Envelope:
+    event = StepSkipRequested(run_id=frame.run_id, step_id=frame.todo_id)
+    return _envelope(event, frame.run_id, session_id, cause)
+
+
+def cancel_requested(run_id: str, session_id: str, cause: Envelope | None, reason: str | None) -> Envelope:
+    return _envelope(RunCancelRequested(run_id=run_id, reason=reason), run_id, session_id, cause)
+
+
+def edited_steps(planned: list[PlanStep], todos: list[dict[str, Any]] | None) -> list[PlanStep]:
+    """The plan as the person edited it: their todos in their order, each over the planned step of the
+    same id (so its inputs survive), a new id being a new step. FrameError says what is wrong."""
+    if not todos:
+        raise FrameError("invalid_plan", "`modify` needs `modified_todos`, the edited list of todos")
+    by_id = {step.step_id: step.model_dump() for step in planned}
+    try:
+        merged = [
+            {
+                **by_id.get(todo.get("step_id"), {}),
+                **{k: todo[k] for k in (*EDITABLE, "step_id") if k in todo},
+            }
+            for todo in todos
+        ]
+        steps = _steps.validate_python(merged)
+    except TypeError:  # a step_id that is not a string (a list, an object) cannot name a planned step
+        raise FrameError("invalid_plan", "a todo's step_id must be a string") from None
+    except ValidationError as invalid:
+        raise FrameError(
+            "invalid_plan", f"the edited todos are not a valid plan: {describe(invalid)}"
+        ) from None
+    _check_graph(steps)
+    return steps
+
+
+def _check_graph(steps: list[PlanStep]) -> None:
+    ids = [s.step_id for s in steps]
+    if len(set(ids)) != len(ids):
+        raise FrameError("invalid_plan", "two todos have the same step_id")
+    unknown = sorted({d for s in steps for d in s.depends_on} - set(ids))
+    if unknown:
+        raise FrameError("invalid_plan", f"depends_on names steps not in the plan: {', '.join(unknown)}")
+    if _has_cycle(steps):
+        raise FrameError("invalid_plan", "depends_on goes round in a circle: no step could ever start")
+
+
+def _has_cycle(steps: list[PlanStep]) -> bool:
+    """Peel off steps whose dependencies are all done; whatever is left waits on itself."""
+    waiting = {s.step_id: set(s.depends_on) for s in steps}
+    while ready := [step for step, needs in waiting.items() if not needs]:
+        for step in ready:
+            del waiting[step]
+        for needs in waiting.values():
+            needs.difference_update(ready)
+    return bool(waiting)

@@ -1,0 +1,100 @@
+"""What a client may send over the WebSocket: JSON objects discriminated by `type`.
+
+Parsing never raises anything but `FrameError`, whose `code` and `message` go back to the client
+as an `error` message; the socket stays open, so a client can fix its frame and go on.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+
+from contracts.gateway import MAX_QUERY_CHARS
+
+RunId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+
+
+class Frame(BaseModel):
+    # Unknown keys are ignored: the seed's web page sends a few we have no use for.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class QueryFrame(Frame):
+    type: Literal["query"]
+    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUERY_CHARS)]
+    require_approval: bool = False
+
+
+class InterruptResponseFrame(Frame):
+    """The person's answer to `interrupt_request`; `modify` carries the edited todos."""
+
+    type: Literal["interrupt_response"]
+    run_id: RunId
+    action: Literal["approve", "modify", "reject"]
+    modified_todos: list[dict[str, Any]] | None = Field(default=None, max_length=50)
+    reason: str | None = Field(default=None, max_length=500)
+
+
+class TodoSkipFrame(Frame):
+    type: Literal["todo_skip"]
+    run_id: RunId
+    todo_id: str = Field(min_length=1, max_length=64)
+
+
+class CancelFrame(Frame):
+    type: Literal["cancel"]
+    run_id: RunId
+    reason: str | None = Field(default=None, max_length=500)
+
+
+class ResumeFrame(Frame):
+    type: Literal["resume"]
+    after_position: int = Field(ge=0)
+
+
+class PingFrame(Frame):
+    type: Literal["ping"]
+
+
+ClientFrame = Annotated[
+    QueryFrame | InterruptResponseFrame | TodoSkipFrame | CancelFrame | ResumeFrame | PingFrame,
+    Field(discriminator="type"),
+]
+FRAME_TYPES = ("query", "interrupt_response", "todo_skip", "cancel", "resume", "ping")
+_frames: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
+
+
+class FrameError(ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def parse_frame(raw: str | bytes, max_bytes: int) -> ClientFrame:
+    """One client frame, validated; FrameError says what is wrong with it."""
+    size = len(raw.encode() if isinstance(raw, str) else raw)
+    if size > max_bytes:
+        raise FrameError("frame_too_large", f"a frame may be at most {max_bytes} bytes; this one is {size}")
+    try:
+        document = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as bad:
+        raise FrameError("invalid_json", f"not JSON: {bad}") from None
+    if not isinstance(document, dict):
+        raise FrameError("not_an_object", "a frame is a JSON object with a `type`")
+    if document.get("type") not in FRAME_TYPES:
+        raise FrameError("unknown_type", f"`type` must be one of {', '.join(FRAME_TYPES)}")
+    try:
+        return _frames.validate_python(document)
+    except ValidationError as invalid:
+        raise FrameError("invalid_frame", describe(invalid)) from None
+
+
+def describe(invalid: ValidationError) -> str:
+    """Which fields are wrong and why, without echoing the client's (possibly huge) values back."""
+    problems = []
+    for error in invalid.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in error["loc"][1:]) or "frame"
+        problems.append(f"{where}: {error['msg']}")
+    return "; ".join(problems)

@@ -1,0 +1,139 @@
+"""What the gateway reads from Postgres: the log (by position, by session, by run) and the projections.
+
+The projection tables, the `projections` checkpoint and its `jipsa_projections` notice are the
+projector's published read side; the gateway names them here and imports nothing of the projector.
+The store has no read by session or bounded range, so these use its own column list and row reader,
+and give back exactly the `Recorded` that `EventStore.read_all` would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+
+from services.gateway.messages import EXECUTION_BEGINNINGS, RunFacts, TodoSnapshot
+from services.platform.eventstore import _COLUMNS as EVENT_COLUMNS
+from services.platform.eventstore import Recorded
+from services.platform.eventstore import _recorded as recorded
+
+PROJECTIONS_CHECKPOINT = "projections"
+TODO_STEP_COLUMNS = (
+    "step_id, team, task, depends_on, status, attempt, started_at, completed_at, duration_ms, summary, error"
+)
+
+
+class Reads:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    async def head(self) -> int:
+        row = await self._one("SELECT coalesce(max(position), 0) AS position FROM events")
+        return row["position"]
+
+    async def checkpoint(self) -> int:
+        """How far the projections are built: the follower never reads the log past it."""
+        row = await self._one("SELECT position FROM checkpoints WHERE name = %s", (PROJECTIONS_CHECKPOINT,))
+        return row["position"] if row else 0
+
+    async def events_after(self, after: int, up_to: int, limit: int) -> list[Recorded]:
+        rows = await self._all(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s AND position <= %s"
+            " ORDER BY position LIMIT %s",
+            (after, up_to, limit),
+        )
+        return [recorded(r) for r in rows]
+
+    async def session_events(self, session_id: str, after: int, up_to: int, limit: int) -> list[Recorded]:
+        """One session's events in log order (the `events_session` index)."""
+        rows = await self._all(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE metadata->>'session_id' = %s"
+            " AND position > %s AND position <= %s ORDER BY position LIMIT %s",
+            (session_id, after, up_to, limit),
+        )
+        return [recorded(r) for r in rows]
+
+    async def run_events(self, run_id: str, after: int, limit: int) -> list[Recorded]:
+        rows = await self._all(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = %s AND position > %s"
+            " ORDER BY position LIMIT %s",
+            (run_id, after, limit),
+        )
+        return [recorded(r) for r in rows]
+
+    async def first_of_run(self, run_id: str) -> Recorded | None:
+        """The run's first event, its QueryReceived: its session is the one that owns the run."""
+        rows = await self.run_events(run_id, after=0, limit=1)
+        return rows[0] if rows else None
+
+    async def latest_of_run(self, run_id: str, event_type: str) -> Recorded | None:
+        rows = await self._all(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = %s AND event_type = %s"
+            " ORDER BY position DESC LIMIT 1",
+            (run_id, event_type),
+        )
+        return recorded(rows[0]) if rows else None
+
+    async def facts(self, records: Iterable[Recorded]) -> dict[str, RunFacts]:
+        """What the message mapping needs beyond the events, for every run among `records`."""
+        run_ids = sorted({r.envelope.correlation_id for r in records})
+        if not run_ids:
+            return {}
+        async with self.pool.connection() as conn:
+            todos = await _todos(conn, run_ids)
+            began = await _execution_beginnings(conn, run_ids)
+        return {run: RunFacts(todo=todos.get(run), execution_began_at=began.get(run)) for run in run_ids}
+
+    async def session_runs(self, session_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        rows = await self._all(
+            "SELECT run_id, query, status, created_at FROM session_runs WHERE session_id = %s"
+            " ORDER BY created_at DESC NULLS LAST, run_id LIMIT %s",
+            (session_id, limit),
+        )
+        return [_json_ready(r) for r in rows]
+
+    async def final_state(self, run_id: str) -> dict[str, Any] | None:
+        row = await self._one("SELECT * FROM final_states WHERE run_id = %s", (run_id,))
+        return _json_ready(row) if row else None
+
+    async def todo(self, run_id: str) -> TodoSnapshot | None:
+        async with self.pool.connection() as conn:
+            return (await _todos(conn, [run_id])).get(run_id)
+
+    async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
+        async with self.pool.connection() as conn:
+            return await (await conn.execute(sql, params)).fetchone()
+
+    async def _all(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
+        async with self.pool.connection() as conn:
+            return await (await conn.execute(sql, params)).fetchall()
+
+
+async def _todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, TodoSnapshot]:
+    cur = await conn.execute("SELECT run_id, progress_pct FROM todos WHERE run_id = ANY(%s)", (run_ids,))
+    progress = {r["run_id"]: r["progress_pct"] for r in await cur.fetchall()}
+    cur = await conn.execute(
+        f"SELECT run_id, {TODO_STEP_COLUMNS} FROM todo_steps WHERE run_id = ANY(%s) ORDER BY run_id, ordinal",
+        (run_ids,),
+    )
+    steps: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in progress}
+    for row in await cur.fetchall():
+        steps[row.pop("run_id")].append(_json_ready(row))
+    return {run_id: TodoSnapshot(pct, steps[run_id]) for run_id, pct in progress.items()}
+
+
+async def _execution_beginnings(conn: AsyncConnection, run_ids: list[str]) -> dict[str, int]:
+    """Per run, the first PlanApproved or StepStarted (messages.execution_beginnings, in SQL)."""
+    cur = await conn.execute(
+        "SELECT correlation_id, min(position) AS position FROM events"
+        " WHERE correlation_id = ANY(%s) AND event_type = ANY(%s) GROUP BY correlation_id",
+        (run_ids, list(EXECUTION_BEGINNINGS)),
+    )
+    return {r["correlation_id"]: r["position"] for r in await cur.fetchall()}
+
+
+def _json_ready(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}

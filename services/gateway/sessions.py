@@ -1,0 +1,41 @@
+"""Sessions and their tokens. A token is shown once, at creation; only its sha256 is stored, so the
+`sessions` table cannot be used to get in. Tokens carry 256 random bits, so an unsalted hash is enough
+(there is nothing to brute-force from a dictionary), and the lookup can go by hash."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from uuid import uuid4
+
+from psycopg_pool import AsyncConnectionPool
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Sessions:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    async def create(self, title: str | None = None) -> tuple[str, str]:
+        """A new session: (session_id, token)."""
+        session_id, token = uuid4().hex, secrets.token_urlsafe(32)
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO sessions (session_id, token_hash, title) VALUES (%s, %s, %s)",
+                (session_id, token_hash(token), title),
+            )
+        return session_id, token
+
+    async def holder_of(self, token: str | None) -> str | None:
+        """The session this token opens, or None for a missing or unknown token."""
+        if not token or len(token) > 200:
+            return None
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT session_id FROM sessions WHERE token_hash = %s", (token_hash(token),)
+            )
+            row = await cur.fetchone()
+        return row["session_id"] if row else None

@@ -1,0 +1,29 @@
+"""The gateway's typed settings, read once at start-up (env prefix `JIPSA_GATEWAY_`, port `JIPSA_PORT`)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class GatewaySettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="JIPSA_GATEWAY_", extra="ignore", populate_by_name=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535, alias="JIPSA_PORT")
+    # A REST body is a few hundred bytes; anything far larger is a mistake or an attack.
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    # A frame over this gets an `error` and the socket lives on; uvicorn's own cap (ws_max_size, which
+    # closes the socket) sits above it, so the polite refusal is what a client normally meets.
+    max_frame_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Messages waiting for one slow socket; past this the socket is closed (it can reconnect and resume)
+    # rather than let one reader hold the others' memory.
+    max_pending_messages: int = Field(default=2000, ge=10)
+    follower_batch_size: int = Field(default=500, ge=1)
+    # The follower wakes on the projector's commit notices; this poll only covers a lost notice.
+    poll_interval_s: float = Field(default=1.0, gt=0)
+    health_timeout_s: float = Field(default=2.0, gt=0)
+
+    @property
+    def ws_max_size(self) -> int:
+        return 4 * self.max_frame_bytes
