@@ -1,0 +1,63 @@
+"""What a question names: places, property and deal kinds, money, sizes, dates.
+
+The planner reads these from the person's words (rules, never the LLM: numbers must be exact) and puts
+them in `Intent.entities` and in every step's `inputs["entities"]` as
+`QueryEntities.model_dump(mode="json", exclude_defaults=True)`; a team rebuilds them with
+`QueryEntities.model_validate(...)`. Money is in 만원 (10,000 KRW) as integers; areas are supply
+area (공급면적) in m², the unit of the listings data. Every field is optional: absent means "not said".
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from contracts.values import Frozen
+
+
+class PropertyType(StrEnum):
+    APARTMENT = "apartment"  # 아파트
+    OFFICETEL = "officetel"  # 오피스텔
+    VILLA = "villa"  # 빌라, 다세대, 연립
+    ONEROOM = "oneroom"  # 원룸, 투룸
+    HOUSE = "house"  # 단독·다가구 주택
+    COMMERCIAL = "commercial"  # 상가, 사무실
+
+
+class DealType(StrEnum):
+    SALE = "sale"  # 매매
+    JEONSE = "jeonse"  # 전세: a lump-sum deposit, no monthly rent
+    MONTHLY = "monthly"  # 월세 (반전세 included): deposit plus monthly rent
+    SHORT_TERM = "short_term"  # 단기임대
+
+
+class QueryEntities(Frozen):
+    gu: list[str] = Field(
+        default=[], description="Seoul districts (구), full names: 강남구; a named 동 adds its 구"
+    )
+    dong: list[str] = Field(default=[], description="legal dongs (법정동), full names: 역삼동")
+    stations: list[str] = Field(default=[], description="subway stations, always with 역: 강남역")
+    property_types: list[PropertyType] = Field(default=[], description="kinds of property asked about")
+    deal_type: DealType | None = Field(default=None, description="the first deal kind named")
+    price_min_manwon: int | None = Field(
+        default=None, description="lowest price (매매) or deposit (전세/보증금) asked, 만원; inclusive"
+    )
+    price_max_manwon: int | None = Field(
+        default=None, description="highest price or deposit asked, 만원, inclusive (8억 미만 = 79999)"
+    )
+    monthly_rent_min_manwon: int | None = Field(default=None, description="lowest monthly rent (월세), 만원")
+    monthly_rent_max_manwon: int | None = Field(default=None, description="highest monthly rent, 만원")
+    size_min_m2: float | None = Field(default=None, description="supply area band, lower end, m² (inclusive)")
+    size_max_m2: float | None = Field(
+        default=None, description="supply area band, upper end, m² (exclusive: 30평대 stops below 40평)"
+    )
+    size_text: str | None = Field(
+        default=None, description="the size as the person wrote it: 30평대, 전용 59"
+    )
+    amounts_manwon: list[int] = Field(
+        default=[], description="every money amount in the order written: 3억을 3억 5천으로 -> [30000, 35000]"
+    )
+    percent: float | None = Field(default=None, description="the first percentage written: 5% -> 5.0")
+    dates: list[str] = Field(default=[], description="full dates written, ISO: 2025년 3월 1일 -> 2025-03-01")
+    term_months: int | None = Field(default=None, description="a lease or loan term: 2년 -> 24")

@@ -1,0 +1,1 @@
+"""The planner: reads a question into an intent, its entities and the steps that answer it."""

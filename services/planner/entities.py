@@ -1,0 +1,77 @@
+"""Reads a question's entities (places, property and deal kinds, money, size, dates) by rules.
+
+The LLM is never asked for these: a number misread by a model would be passed to every team as fact.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from contracts.entities import DealType, PropertyType, QueryEntities
+from services.planner import korean_numbers as kn
+from services.planner.gazetteer import Gazetteer, default_gazetteer
+
+T = TypeVar("T")
+
+# "주택" counts only as a word of its own: 주택임대차보호법 and 주택담보대출 are not houses.
+_PROPERTY_WORDS: tuple[tuple[PropertyType, str], ...] = (
+    (PropertyType.APARTMENT, r"아파트|아파트먼트|apt|apartment"),
+    (PropertyType.OFFICETEL, r"오피스텔|officetel"),
+    (PropertyType.VILLA, r"빌라|다세대|연립|villa"),
+    (PropertyType.ONEROOM, r"원룸|투룸|쓰리룸|원투룸|오픈형 원룸|one ?room|studio"),
+    (PropertyType.HOUSE, r"(?:단독|다가구|전원)\s*주택|(?<![가-힣])주택(?=$|[\s,.?!]|[을를이가은는에의도])"),
+    (PropertyType.COMMERCIAL, r"상가|사무실|점포|오피스(?!텔)|공장|지식산업센터"),
+)
+# 반전세 is 월세 with a large deposit; 전세 inside 반전세 must not count as jeonse.
+_DEAL_WORDS: tuple[tuple[DealType, str], ...] = (
+    (DealType.MONTHLY, r"반전세|월세|월\s*임대"),
+    (DealType.SHORT_TERM, r"단기\s*임대|단기"),
+    (DealType.JEONSE, r"(?<!반)전세|jeonse"),
+    (DealType.SALE, r"매매|매수|매입|구매|구입|분양|살\s*집|사려|사고\s*싶|살까|사도\s*될|집을\s*사"),
+)
+
+
+def _in_order(text: str, table: tuple[tuple[T, str], ...]) -> list[T]:
+    """The table's values whose words appear in the text, in the order first written."""
+    hits = [(m.start(), value) for value, pattern in table if (m := re.search(pattern, text, re.IGNORECASE))]
+    return [value for _, value in sorted(hits, key=lambda hit: hit[0])]
+
+
+def property_types(text: str) -> list[PropertyType]:
+    """Property kinds in the order named."""
+    return _in_order(text, _PROPERTY_WORDS)
+
+
+def deal_type(text: str) -> DealType | None:
+    """The first deal kind named (in "전세를 월세로", 전세)."""
+    deals = _in_order(text, _DEAL_WORDS)
+    return deals[0] if deals else None
+
+
+def extract_entities(query: str, gazetteer: Gazetteer | None = None) -> QueryEntities:
+    """Everything a team may need from the question; odd input gives empty entities, never an error."""
+    text = kn.normalize(query)
+    if not text.strip():
+        return QueryEntities()
+    places = (gazetteer or default_gazetteer()).find(text)
+    bounds = kn.price_bounds(text)
+    size = kn.parse_size(text)
+    return QueryEntities(
+        gu=places.gu,
+        dong=places.dong,
+        stations=places.stations,
+        property_types=property_types(text),
+        deal_type=deal_type(text),
+        price_min_manwon=bounds.price.low,
+        price_max_manwon=bounds.price.high,
+        monthly_rent_min_manwon=bounds.monthly_rent.low,
+        monthly_rent_max_manwon=bounds.monthly_rent.high,
+        size_min_m2=size.min_m2 if size else None,
+        size_max_m2=size.max_m2 if size else None,
+        size_text=size.text if size else None,
+        amounts_manwon=[money.manwon for money in kn.find_money(text)],
+        percent=kn.parse_percent(text),
+        dates=kn.find_dates(text),
+        term_months=kn.parse_term_months(text),
+    )

@@ -1,0 +1,114 @@
+"""The place names Jipsa knows: Seoul's 25 districts (구), and the legal dongs (법정동) and subway stations
+of the listings data, with the 구 each dong lies in.
+
+Places are found longest name first and a found name's characters are not read again, so "강남구청역"
+is a station and not also 강남구, and "역삼역" is a station and not also 역삼동. A short name without
+its suffix ("강남", "역삼", "서초") means the district or dong, never the station: a station is named
+with 역. Where a short name is both a 구 and a 동 ("서초", "송파"), the 구 is meant.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+SEOUL_GU = (
+    "강남구", "강동구", "강북구", "강서구", "관악구", "광진구", "구로구", "금천구", "노원구", "도봉구",
+    "동대문구", "동작구", "마포구", "서대문구", "서초구", "성동구", "성북구", "송파구", "양천구", "영등포구",
+    "용산구", "은평구", "종로구", "중구", "중랑구",
+)  # fmt: skip
+
+LISTINGS_DIR = Path(__file__).resolve().parents[2] / "infra" / "seed" / "listings"
+LISTING_FILES = ("complexes.csv", "one_rooms.csv")
+
+# Short names that are also everyday words (신원 identity, 동작 motion, 일원 a member,
+# 방이 "the room"): only their full names count.
+AMBIGUOUS_SHORT_NAMES = frozenset({"중", "신원", "일원", "동작", "삼전", "자곡", "우면", "신천", "방이"})
+# What may follow a short name for it to be a place: nothing, a particle, or a housing word.
+_AFTER_SHORT = (
+    r"(?=$|[\s,.?!~]|에서|에|의|은|는|이|가|을|를|도|랑|이랑|와|과|쪽"
+    r"|근처|주변|인근|일대|권|아파트|오피스텔|원룸|빌라)"
+)
+
+
+@dataclass(frozen=True)
+class Places:
+    """Places named in a text, each list in the order first named."""
+
+    gu: list[str] = field(default_factory=list)
+    dong: list[str] = field(default_factory=list)
+    stations: list[str] = field(default_factory=list)
+
+
+class Gazetteer:
+    """Finds places in text. Built once (its patterns compile here) and shared: it is never changed."""
+
+    def __init__(self, dong_gu: Mapping[str, str], stations: Iterable[str], gu: Iterable[str] = SEOUL_GU):
+        self.dong_gu = dict(dong_gu)  # 동 -> its 구
+        self.stations = frozenset(stations)
+        self.gu = tuple(gu)
+        self._patterns = self._compile()
+
+    def find(self, text: str) -> Places:
+        """The 구, 동 and stations a text names; a 동 adds its 구."""
+        if not isinstance(text, str) or not text:
+            return Places()
+        found: list[tuple[int, str, str]] = []  # (position, kind, full name)
+        for kind, pattern, name in self._patterns:
+            for m in pattern.finditer(text):
+                found.append((m.start(), kind, name))
+                text = text[: m.start()] + "\0" * (m.end() - m.start()) + text[m.end() :]
+        places: dict[str, list[str]] = {"gu": [], "dong": [], "station": []}
+        for _, kind, name in sorted(found):
+            _add(places[kind], name)
+            if kind == "dong" and name in self.dong_gu:
+                _add(places["gu"], self.dong_gu[name])
+        return Places(gu=places["gu"], dong=places["dong"], stations=places["station"])
+
+    def _compile(self) -> list[tuple[str, re.Pattern[str], str]]:
+        """Full names longest first, then short names longest first (구 before 동: "서초" is 서초구)."""
+        full = [("station", s) for s in self.stations] + [("gu", g) for g in self.gu]
+        full += [("dong", d) for d in self.dong_gu]
+        full.sort(key=lambda item: -len(item[1]))
+        patterns = [(kind, re.compile(re.escape(name)), name) for kind, name in full]
+        shorts = [("gu", g) for g in self.gu] + [("dong", d) for d in sorted(self.dong_gu)]
+        for kind, name in sorted(shorts, key=lambda item: -len(item[1])):
+            short = name[:-1]
+            if short not in AMBIGUOUS_SHORT_NAMES and len(short) >= 2:
+                pattern = re.compile(rf"(?<![가-힣]){re.escape(short)}(?!역){_AFTER_SHORT}")
+                patterns.append((kind, pattern, name))
+        return patterns
+
+
+def _add(names: list[str], name: str) -> None:
+    if name not in names:
+        names.append(name)
+
+
+def read_gazetteer(paths: tuple[Path, ...]) -> Gazetteer:
+    """Dongs and stations from listing CSVs with columns gu, dong, subway_station; missing files are
+    skipped, so a planner without the seed data still knows the 25 구."""
+    dong_gus: dict[str, set[str]] = {}
+    stations: set[str] = set()
+    for path in paths:
+        if not path.is_file():
+            continue
+        with path.open(encoding="utf-8", newline="") as rows:
+            for row in csv.DictReader(rows):
+                if row.get("dong") and row.get("gu"):
+                    dong_gus.setdefault(row["dong"], set()).add(row["gu"])
+                if (row.get("subway_station") or "").endswith("역"):
+                    stations.add(row["subway_station"])
+    # A dong found in two 구 implies neither.
+    dong_gu = {dong: next(iter(gus)) for dong, gus in dong_gus.items() if len(gus) == 1}
+    return Gazetteer(dong_gu, stations)
+
+
+@lru_cache(maxsize=1)
+def default_gazetteer() -> Gazetteer:
+    """The gazetteer of the seed listings, read once."""
+    return read_gazetteer(tuple(LISTINGS_DIR / name for name in LISTING_FILES))

@@ -1,0 +1,351 @@
+"""What a question asks for, by weighted word groups: the rules classifier and its vocabulary.
+
+Each signal is a pattern with a topic (what the person talks about), the intent it argues for and a
+weight: 3-5 for words that settle a question on their own (시세, 대출, 계약서 작성해줘), 2 for words that
+lean (가격, 한도), 1 for hints (되나요). The planner reads the same topics to choose its steps, so one
+vocabulary serves both.
+
+How the intent is chosen: a question that asks for an overall view, or touches three domains strongly,
+is COMPREHENSIVE. Otherwise the question is cut into clauses ("…알려주고 …해줘") and the first clause
+with a real signal decides: people ask first for what they came for and add errands after it ("시세 알려주고
+계약서도 작성해줘" is a market question with a document errand). Within the clause the highest score
+wins; ties go to the more specific intent. Confidence grows with the winner's score and with its lead
+over the runner-up, and drops when other clauses point elsewhere.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from contracts.entities import QueryEntities
+from contracts.values import Intent, IntentType
+from services.planner.entities import extract_entities
+from services.planner.korean_numbers import normalize
+
+I = IntentType  # noqa: E741  (short alias keeps the vocabulary table readable)
+
+
+class Topic(StrEnum):
+    LEGAL = "legal"  # statutes, rights and duties of 임대인/임차인
+    RENT_CHANGE = "rent_change"  # 증액·감액, 전월세 전환
+    MARKET = "market"  # prices and listings
+    LOAN = "loan"
+    POLICY = "policy"  # housing-support programmes (청년, 신혼부부, 특례)
+    CONTRACT_WRITE = "contract_write"
+    CONTRACT_CHECK = "contract_check"
+    RISK = "risk"  # 깡통전세, 전세사기, 권리관계
+    INVEST = "invest"
+    OVERALL = "overall"  # 종합적으로, 사도 될까
+    ANALYSIS_ASK = "analysis_ask"  # 계산·비교·평가·판단: asks for work on figures, argues for no intent
+
+
+@dataclass(frozen=True)
+class Signal:
+    topic: Topic
+    intent: IntentType | None
+    weight: float
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class Hit:
+    signal: Signal
+    word: str
+    start: int
+
+
+def _signals(*rows: tuple[Topic, IntentType | None, float, str]) -> tuple[Signal, ...]:
+    return tuple(Signal(t, i, w, re.compile(p, re.IGNORECASE)) for t, i, w, p in rows)
+
+
+_REQUEST = r"[가-힣\s]{0,4}?(?:줘|주세요|주실|줄래|주라|부탁|해\s*줘|해\s*주|드려|달라)"
+SIGNALS = _signals(
+    (
+        Topic.LEGAL,
+        I.LEGAL_CONSULT,
+        3,
+        r"임대차\s*보호법?|보호법|법률|법적|법령|법조항|(?<!방)법(?!인)|조항|조문|판례|시행령|legal|law",
+    ),
+    (
+        Topic.LEGAL,
+        I.LEGAL_CONSULT,
+        3,
+        r"갱신|계약\s*연장|묵시적|대항력|확정\s*일자|전입\s*신고|우선\s*변제|최우선",
+    ),
+    (
+        Topic.LEGAL,
+        I.LEGAL_CONSULT,
+        3,
+        r"임차권\s*등기|내용\s*증명|중개\s*(?:수수료|보수)|복비|원상\s*복구|수선|권리금",
+    ),
+    (
+        Topic.LEGAL,
+        I.LEGAL_CONSULT,
+        3,
+        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받)|반환\s*보증|보증\s*보험|퇴거|명도",
+    ),
+    (Topic.LEGAL, I.LEGAL_CONSULT, 3, r"당했|피해|구제|대처|대응"),
+    (
+        Topic.LEGAL,
+        I.LEGAL_CONSULT,
+        2,
+        r"의무|권리|해지|해제|위약금|계약금|세입자|임차인|임대인|집주인|거부|분쟁|소송",
+    ),
+    (Topic.LEGAL, I.LEGAL_CONSULT, 2, r"주의\s*사항|유의\s*사항|확인할\s*(?:것|사항)|체크\s*리스트"),
+    (
+        Topic.LEGAL,
+        I.LEGAL_CONSULT,
+        1,
+        r"가능한가|가능한지|되나요|될까요|어떻게\s*(?:하|해)|언제까지|만료|만기",
+    ),
+    (Topic.RENT_CHANGE, I.LEGAL_CONSULT, 3, r"인상|증액|올려|올리|올린|(?<!확)인하|감액|깎|전환\s*율|전환율"),
+    (
+        Topic.RENT_CHANGE,
+        I.LEGAL_CONSULT,
+        3,
+        r"(?:월세|전세|반전세)\S{0,3}\s*(?:로\s*)?전환|5\s*%\s*(?:룰|상한|제한)",
+    ),
+    (
+        Topic.MARKET,
+        I.MARKET_INQUIRY,
+        3,
+        r"시세|집값|매매가|전셋값|전세가(?!율)|월세가|실거래|호가|동향|추이|평당",
+    ),
+    (
+        Topic.MARKET,
+        I.MARKET_INQUIRY,
+        3,
+        r"평균\s*가격|매물|시장\s*(?:상황|전망)|가격\s*(?:대|변화|흐름)|price",
+    ),
+    (Topic.MARKET, I.MARKET_INQUIRY, 2, r"가격|얼마|오르|올랐|내렸|떨어|상승|하락|추천|싼|저렴|비싼|싸게"),
+    (Topic.MARKET, I.MARKET_INQUIRY, 1, r"찾아|구해|알아봐|보여|시장"),
+    (
+        Topic.LOAN,
+        I.LOAN_CONSULT,
+        3,
+        r"대출|주담대|LTV|DTI|DSR|디딤돌|보금자리론|버팀목|금리|이자|원리금|상환",
+    ),
+    (Topic.LOAN, I.LOAN_CONSULT, 3, r"대환|융자|모기지|loan|mortgage"),
+    (Topic.LOAN, I.LOAN_CONSULT, 2, r"한도|신용|소득|연봉"),
+    (Topic.POLICY, I.LOAN_CONSULT, 2, r"청년|신혼|생애\s*최초|특례|정책|지원\s*(?:제도|사업|금)|청약"),
+    (Topic.POLICY, I.LOAN_CONSULT, 2, r"행복주택|공공\s*임대|임대\s*주택|주거\s*급여|(?:월세|전세)\s*지원"),
+    (
+        Topic.CONTRACT_WRITE,
+        I.CONTRACT_CREATION,
+        5,
+        rf"계약서?.{{0,12}}(?:작성|만들|써|초안|준비|뽑){_REQUEST}",
+    ),
+    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"표준\s*계약서|계약서\s*(?:양식|서식|템플릿|초안|샘플)"),
+    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"특약.{0,8}(?:넣|추가|작성|써)"),
+    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 2, r"계약서\s*작성|lease contract"),
+    (
+        Topic.CONTRACT_CHECK,
+        I.CONTRACT_REVIEW,
+        5,
+        r"(?:계약서|계약\s*내용|계약\s*조건|특약|조항).{0,12}"
+        r"(?:검토|봐\s*줘|봐\s*주|점검|체크|살펴|문제\s*(?:없|있)|괜찮은지|이상\s*없)",
+    ),
+    (
+        Topic.CONTRACT_CHECK,
+        I.CONTRACT_REVIEW,
+        4,
+        r"독소\s*조항|불리한\s*(?:조항|특약|내용|조건)|이\s*계약서|계약서를?\s*받",
+    ),
+    (Topic.CONTRACT_CHECK, I.CONTRACT_REVIEW, 2, r"검토"),
+    (
+        Topic.RISK,
+        I.RISK_ANALYSIS,
+        4,
+        r"깡통|위험|리스크|risk|떼일|떼이|등기부|근저당|선순위|가압류|압류|경매",
+    ),
+    (Topic.RISK, I.RISK_ANALYSIS, 4, r"전세가율|역전세|안전(?:한|할|성|하게|장치)?"),
+    (Topic.RISK, I.RISK_ANALYSIS, 3, r"사기"),
+    (Topic.RISK, I.RISK_ANALYSIS, 2, r"믿을\s*수|괜찮은\s*(?:집|매물)"),
+    (Topic.INVEST, I.COMPREHENSIVE, 2, r"투자|수익률|수익성|시세\s*차익|임대\s*수익|가치|ROI"),
+    (
+        Topic.OVERALL,
+        I.COMPREHENSIVE,
+        4,
+        r"종합|전반|전체적|총체|다각도|모든\s*면|한\s*번에\s*다|전부\s*(?:분석|알려|검토)",
+    ),
+    (
+        Topic.OVERALL,
+        I.COMPREHENSIVE,
+        4,
+        r"(?:사도|매수해도|구매해도|투자해도|사야|사는\s*게)\s*(?:될까|되나|돼|괜찮|좋을까|맞을까|할까)|살까\s*말까",
+    ),
+    (
+        Topic.ANALYSIS_ASK,
+        None,
+        0,
+        r"계산|시뮬|평가|분석|비교|판단|따져|산정|산출|진단|적정|타당|가능\s*(?:한\s*)?금액",
+    ),
+)
+
+# Ties go to the more specific intent.
+_PRIORITY = (
+    I.CONTRACT_REVIEW,
+    I.CONTRACT_CREATION,
+    I.RISK_ANALYSIS,
+    I.LOAN_CONSULT,
+    I.LEGAL_CONSULT,
+    I.MARKET_INQUIRY,
+    I.COMPREHENSIVE,
+)
+DECIDING_WEIGHT = 3  # a word this heavy settles a question by itself
+MIN_SCORE = 2  # below this the question is too vague to plan
+_DOMAINS = (
+    I.LEGAL_CONSULT,
+    I.MARKET_INQUIRY,
+    I.LOAN_CONSULT,
+    I.CONTRACT_CREATION,
+    I.CONTRACT_REVIEW,
+    I.RISK_ANALYSIS,
+)
+
+_CLAUSE_BREAK = re.compile(r"(?<=[가-힣])고\s+|그리고|그리고\s*나서|및|또한|[,.?!;\n]+")
+_HOUSING_WORDS = re.compile(
+    r"집(?!사)|부동산|이사|동네|주거|거주|살\s*곳|방\s*(?:구|보러|얻)|매물|임대|임차|계약"
+    r"|house|home|rent|real estate",
+    re.IGNORECASE,
+)
+_SMALL_TALK = re.compile(
+    r"안녕|하이|헬로|hello|\bhi\b|hey|ㅎㅇ|반가|고마|감사|땡큐|thank|thx|ㄱㅅ|ㅋㅋ|ㅎㅎ|ㅠㅠ|ㅜㅜ|뭐\s*해|뭐함|잘\s*자|"
+    r"굿모닝|좋은\s*아침|날씨|심심|배고|누구야|누구세요|이름이\s*뭐|잘\s*지내|수고|바이|\bbye\b|ㅂㅂ|^(?:네|응|ㅇㅇ|ok|오케이|알겠)",
+    re.IGNORECASE,
+)
+
+
+def find_hits(text: str) -> list[Hit]:
+    """Every signal word in the text, in order of position."""
+    text = normalize(text)
+    hits = [Hit(s, m.group(0), m.start()) for s in SIGNALS for m in s.pattern.finditer(text)]
+    return sorted(hits, key=lambda hit: hit.start)
+
+
+def topics(text: str, min_weight: float = 2) -> set[Topic]:
+    """The topics a question touches with more than a hint (and any analysis it asks for)."""
+    return {
+        h.signal.topic for h in find_hits(text) if h.signal.weight >= min_weight or h.signal.intent is None
+    }
+
+
+def has_own_request(text: str) -> bool:
+    """True when the text carries a word that settles a question by itself (시세, 대출, 계약서 …)."""
+    return any(h.signal.intent and h.signal.weight >= DECIDING_WEIGHT for h in find_hits(text))
+
+
+def is_small_talk(query: str) -> bool:
+    """Greetings, thanks and chit-chat without a word about housing, or text with no words at all:
+    nothing a plan (or an LLM call) can help with."""
+    text = normalize(query).strip()
+    if not re.search(r"\w", text) or re.fullmatch(r"[\W_]+", text):
+        return True
+    if _HOUSING_WORDS.search(text) or any(h.signal.weight >= MIN_SCORE for h in find_hits(text)):
+        return False
+    return bool(_SMALL_TALK.search(text)) and len(text) <= 40
+
+
+def classify(query: str, entities: QueryEntities | None = None) -> Intent:
+    """The intent of a question, with the words that decided it and the question's entities."""
+    text = normalize(query)
+    entities = entities if entities is not None else extract_entities(text)
+    intent_type, confidence, keywords = _decide(text, entities)
+    return Intent(
+        type=intent_type,
+        confidence=round(confidence, 2),
+        keywords=keywords,
+        entities=entities.model_dump(mode="json", exclude_defaults=True),
+    )
+
+
+def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list[str]]:
+    if not re.search(r"\w", text):
+        return I.UNCLEAR, 0.9, []
+    if is_small_talk(text):
+        return I.IRRELEVANT, 0.95, _words(m.group(0) for m in _SMALL_TALK.finditer(text))
+    hits = find_hits(text)
+    whole = _scores(hits, text, entities)
+    if _asks_overall(hits, whole):
+        strong = [h.word for h in hits if h.signal.intent and h.signal.weight >= DECIDING_WEIGHT]
+        return I.COMPREHENSIVE, _confidence(whole[I.COMPREHENSIVE] + 3, 0), _words(strong)
+    for start, end in _clauses(text):
+        clause_hits = [h for h in hits if start <= h.start < end]
+        scores = _scores(clause_hits, text[start:end], entities)
+        winner = max(_PRIORITY, key=lambda i: (scores[i], -_PRIORITY.index(i)))
+        if scores[winner] >= MIN_SCORE:
+            runner_up = max(v for i, v in scores.items() if i != winner)
+            confidence = _confidence(scores[winner], runner_up)
+            if _points_elsewhere(whole, winner):
+                confidence *= 0.9
+            return winner, confidence, _keywords(hits, winner, entities)
+    if _HOUSING_WORDS.search(text) or hits or _names_anything(entities):
+        return I.UNCLEAR, 0.6, _words(h.word for h in hits)
+    return I.IRRELEVANT, 0.8, []
+
+
+def _scores(hits: list[Hit], text: str, entities: QueryEntities) -> dict[IntentType, float]:
+    scores = dict.fromkeys(_PRIORITY, 0.0)
+    for hit in hits:
+        if hit.signal.intent:
+            scores[hit.signal.intent] += hit.signal.weight
+    scores[I.MARKET_INQUIRY] += _listing_words(text, entities)
+    return scores
+
+
+def _listing_words(text: str, entities: QueryEntities) -> float:
+    """What a listing search is made of (where, what, which deal, how big or how much), named in this
+    text: each argues a little for a market question."""
+    places = entities.gu + entities.dong + entities.stations
+    named_place = any(p[:-1] in text for p in places)
+    named_size = bool(entities.size_text and entities.size_text in text)
+    kinds = entities.property_types and re.search(
+        r"아파트|오피스텔|빌라|다세대|연립|원룸|투룸|주택|상가", text
+    )
+    deal = entities.deal_type and re.search(r"매매|전세|월세|단기", text)
+    return float(named_place) + float(bool(kinds)) + float(named_size) + 0.5 * bool(deal)
+
+
+def _asks_overall(hits: list[Hit], whole: dict[IntentType, float]) -> bool:
+    explicit = any(h.signal.topic is Topic.OVERALL for h in hits)
+    strong_domains = sum(1 for i in _DOMAINS if whole[i] >= DECIDING_WEIGHT)
+    return explicit or strong_domains >= 3
+
+
+def _points_elsewhere(whole: dict[IntentType, float], winner: IntentType) -> bool:
+    return any(v >= DECIDING_WEIGHT for i, v in whole.items() if i != winner)
+
+
+def _confidence(top: float, runner_up: float) -> float:
+    """0.35 for a bare lean, up to 0.95 for a heavy, unopposed signal."""
+    lead = (top - runner_up) / top if top > 0 else 0.0
+    strength = 1 - math.exp(-top / 3)
+    return min(0.95, 0.35 + 0.75 * lead * strength)
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in _CLAUSE_BREAK.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def _keywords(hits: list[Hit], winner: IntentType, entities: QueryEntities) -> list[str]:
+    words = [h.word for h in hits if h.signal.intent is winner]
+    return _words(words or entities.gu + entities.dong + entities.stations)
+
+
+def _names_anything(entities: QueryEntities) -> bool:
+    return bool(
+        entities.gu or entities.dong or entities.stations or entities.property_types or entities.deal_type
+    )
+
+
+def _words(words: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(w.strip() for w in words if w.strip()))[:10]
