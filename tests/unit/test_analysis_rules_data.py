@@ -1,0 +1,52 @@
+"""The dated rule files (infra/seed/rules) load, carry dates and sources, and point at real articles."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from services.analysis.rulebook import CORPUS, RULES_DIR, RuleBook
+from services.analysis.statutes import StatuteBook
+
+pytestmark = pytest.mark.unit
+RULES = RuleBook.load()
+
+
+def test_every_rule_file_is_read() -> None:
+    assert {p.stem for p in RULES_DIR.glob("*.toml")} == set(RuleBook.model_fields)
+
+
+def test_dates_are_past_and_sources_are_given() -> None:
+    lease, risk = RULES.lease, RULES.jeonse_risk
+    dated = [lease.increase_cap, lease.conversion, lease.base_rate, risk, risk.guarantee]
+    for rule in dated:
+        assert rule.effective_date <= date.today() and rule.source.strip()
+    assert lease.base_rate.effective_date <= lease.base_rate.checked_on <= date.today()
+
+
+def test_rates_are_fractions_not_percents() -> None:
+    assert RULES.lease.increase_cap.max_ratio == 0.05
+    assert 0 < RULES.lease.base_rate.rate < 0.1 and RULES.lease.conversion.base_rate_spread == 0.02
+    assert RULES.lease.conversion.statutory_cap_rate == 0.10
+
+
+def test_risk_bands_ascend_and_cover_every_ratio() -> None:
+    limits = [b.below_ratio for b in RULES.jeonse_risk.bands]
+    assert limits == sorted(limits) and limits[-1] > 10
+    assert (
+        RULES.jeonse_risk.band_for(0.0).label == "안전"
+        and RULES.jeonse_risk.band_for(5.0).label == "매우 위험"
+    )
+
+
+def test_articles_named_by_the_rules_are_in_the_corpus() -> None:
+    statutes = StatuteBook.load(CORPUS)
+    for article_id in [*RULES.lease.increase_cap.articles, *RULES.lease.conversion.articles]:
+        assert article_id in statutes, article_id
+
+
+def test_the_decree_states_the_rates_the_rule_file_uses() -> None:
+    """시행령 제9조 says 연 1할 and 연 2퍼센트: the file must not drift from the statute."""
+    text = StatuteBook.load(CORPUS).cite("주택임대차보호법_시행령/제9조").text
+    assert "연 1할" in text and "연 2퍼센트" in text

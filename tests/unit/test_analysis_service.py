@@ -1,0 +1,64 @@
+"""Tool selection, concurrent tools with isolated failures, and the decision record, without servers."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.analysis import service
+from services.analysis.case import Case
+from services.analysis.tools import FOCUS_CONFIDENCE, KEYWORD_CONFIDENCE, select_tools
+from services.platform.team import StepFailure, StepWork
+
+pytestmark = pytest.mark.unit
+LIBRARY = service.load_library()
+
+
+def step(query: str, focus: list[str] | None = None, **inputs) -> StepWork:
+    return StepWork("run-1", "a1", "분석", {"query": query, "focus": focus or [], **inputs}, {}, 1)
+
+
+def test_focus_decides_before_keywords() -> None:
+    chosen = select_tools(Case("깡통전세 위험한가요"), ["rent_increase"])
+    assert [t.name for t in chosen.tools] == ["rent_increase"] and chosen.confidence == FOCUS_CONFIDENCE
+
+
+def test_keywords_pick_tools_when_there_is_no_focus() -> None:
+    chosen = select_tools(Case("전세금 5% 인상인데 깡통전세 위험도 궁금해요"), [])
+    assert [t.name for t in chosen.tools] == ["rent_increase", "jeonse_risk"]
+    assert chosen.confidence == KEYWORD_CONFIDENCE
+
+
+async def test_a_rent_increase_step_records_its_decision() -> None:
+    out = await service.analyse(step("전세금 3억인데 3억 5천으로 올려달래요", ["rent_increase"]), LIBRARY)
+    (decision,) = out.tool_decisions
+    assert decision.selected_tools == ["rent_increase"] and decision.outcome == "ok"
+    assert decision.step_id == "a1" and "16.67%" in out.summary
+
+
+async def test_a_failing_tool_is_isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(case, statutes):
+        raise ValueError("bad listing row")
+
+    monkeypatch.setattr("services.analysis.tools.market_analysis", lambda case: broken(case, None))
+    out = await service.analyse(
+        step("전세 3억 5천으로 올려달래요", ["rent_increase", "market_analysis"]), LIBRARY
+    )
+    assert set(out.result.failed_tools) == {"market_analysis"}
+    assert "bad listing row" in out.result.failed_tools["market_analysis"]
+    assert out.tool_decisions[0].outcome.startswith("partial")
+    assert any("계산하지 못한 항목" in f for f in out.result.findings)
+
+
+async def test_when_every_tool_fails_the_step_fails_retryably(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(case, rules, statutes):
+        raise RuntimeError("rules missing")
+
+    monkeypatch.setattr("services.analysis.tools.rent_increase", broken)
+    with pytest.raises(StepFailure) as failure:
+        await service.analyse(step("3억에서 3억 5천", ["rent_increase"]), LIBRARY)
+    assert failure.value.retryable and failure.value.code == "all_tools_failed"
+
+
+async def test_nothing_to_analyse_asks_what_to_analyse() -> None:
+    out = await service.analyse(step("안녕하세요"), LIBRARY)
+    assert out.result.questions and out.tool_decisions[0].selected_tools == []
