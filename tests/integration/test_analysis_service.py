@@ -1,0 +1,118 @@
+"""The analysis team over real NATS and Postgres: StepStarted{team: analysis} in, StepCompleted out."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from nats.aio.client import Client as NATS
+
+from contracts import new_envelope
+from contracts.results import StepResult
+from contracts.supervisor import StepStarted
+from contracts.values import Team
+from services.analysis.service import analysis_work, load_library
+from services.platform.consumer import Consumer
+from services.platform.eventstore import EventStore
+from services.platform.publisher import Publisher
+from services.platform.settings import InfraSettings
+from services.platform.team import team_subscription
+from tests.integration.bus_helpers import running, wait_until
+
+pytestmark = pytest.mark.integration
+
+SEARCH_RESULT = {
+    "headline": "마포구 아파트 매매 3곳",
+    "listings": [
+        {
+            "listing_id": "101",
+            "kind": "complex",
+            "name": "공덕래미안",
+            "property_type": "apartment",
+            "gu": "마포구",
+            "dong": "공덕동",
+            "deal_type": "sale",
+            "price_min_manwon": 100000,
+            "price_max_manwon": 120000,
+        },
+        {
+            "listing_id": "102",
+            "kind": "complex",
+            "name": "마포자이",
+            "property_type": "apartment",
+            "gu": "마포구",
+            "dong": "공덕동",
+            "deal_type": "sale",
+            "price_min_manwon": 90000,
+            "price_max_manwon": 110000,
+        },
+        {
+            "listing_id": "103",
+            "kind": "complex",
+            "name": "신공덕",
+            "property_type": "apartment",
+            "gu": "마포구",
+            "dong": "신공덕동",
+            "deal_type": "sale",
+            "price_min_manwon": 80000,
+            "price_max_manwon": 90000,
+        },
+    ],
+}
+
+
+def step_started(run: str, query: str, focus: list[str], dependency_results=None):
+    event = StepStarted(
+        run_id=run,
+        step_id="analysis-1",
+        team=Team.ANALYSIS,
+        task="분석",
+        inputs={"query": query, "focus": focus, "entities": {}},
+        dependency_results=dependency_results or {},
+        timeout_s=30,
+    )
+    return new_envelope(event, stream_id=f"run-{run}", correlation_id=run, session_id="s")
+
+
+async def answer_of(store: EventStore, nc: NATS, infra: InfraSettings, started) -> dict[str, dict]:
+    """Run the publisher and the analysis team until the step is answered; each event's payload by type."""
+    await store.append([started])
+    work = analysis_work(load_library())
+    team = Consumer(team_subscription(Team.ANALYSIS, work), store.pool, nc.jetstream(), infra)
+    async with running(Publisher(store.pool, nc.jetstream(), infra), team):
+        await wait_until(lambda: _answered(store, started.correlation_id), what="the step answered")
+    return {
+        r.envelope.event_type: r.envelope.data for r in await store.read_correlation(started.correlation_id)
+    }
+
+
+async def _answered(store: EventStore, run: str) -> bool:
+    types = {r.envelope.event_type for r in await store.read_correlation(run)}
+    return bool(types & {"StepCompleted", "StepFailed"})
+
+
+async def test_a_rent_increase_step_is_answered_with_the_percentage_and_articles(store, nc, infra) -> None:
+    run = f"r{uuid.uuid4().hex[:8]}"
+    started = step_started(run, "전세금 3억인데 3억 5천으로 올려달래요", ["rent_increase"])
+    events = await answer_of(store, nc, infra, started)
+    assert "StepFailed" not in events
+    result = StepResult.model_validate(events["StepCompleted"]["result"])
+    figures = {f.label: f.value for f in result.figures}
+    assert figures["요구 인상률 (보증금)"] == 16.67 and figures["법정 상한 보증금 (5% 인상)"] == 31500
+    cited = {c.article_id for c in result.citations}
+    assert {"주택임대차보호법/제7조", "주택임대차보호법_시행령/제8조", "주택임대차보호법/제6조의3"} <= cited
+    decision = events["ToolDecisionRecorded"]
+    assert decision["selected_tools"] == ["rent_increase"] and decision["outcome"] == "ok"
+
+
+async def test_a_jeonse_risk_step_reads_the_search_steps_listings(store, nc, infra) -> None:
+    # Sale mids 110,000 / 100,000 / 85,000 -> median 100,000; 7억 / 10억 = 70% -> 위험.
+    run = f"r{uuid.uuid4().hex[:8]}"
+    started = step_started(
+        run, "마포구 아파트 전세 7억 위험도 분석해줘", ["jeonse_risk"], {"search-1": SEARCH_RESULT}
+    )
+    events = await answer_of(store, nc, infra, started)
+    result = StepResult.model_validate(events["StepCompleted"]["result"])
+    assert result.data["jeonse_risk"]["market_value_manwon"] == 100000
+    assert result.data["jeonse_risk"]["band"] == "위험"
+    assert {"주택임대차보호법/제3조", "주택임대차보호법/제3조의2"} <= {c.article_id for c in result.citations}
