@@ -5,9 +5,18 @@ Importing it registers every event type, so `registry.parse` knows them all.
 """
 
 from contracts import gateway, planner, supervisor, teams, telemetry  # noqa: F401  (registration)
-from contracts.envelope import Envelope, TraceContext, new_envelope
+from contracts.envelope import Envelope, TraceContext, caused_by, new_envelope
 from contracts.events import Event
 from contracts.registry import REGISTRY, UnknownEventType
 from contracts.subjects import subject_for
 
-__all__ = ["Envelope", "Event", "REGISTRY", "TraceContext", "UnknownEventType", "new_envelope", "subject_for"]
+__all__ = [
+    "Envelope",
+    "Event",
+    "REGISTRY",
+    "TraceContext",
+    "UnknownEventType",
+    "caused_by",
+    "new_envelope",
+    "subject_for",
+]

@@ -69,3 +69,10 @@ def new_envelope(
         trace=causation.trace if causation else TraceContext(),
         data=event.model_dump(mode="json"),
     )
+
+
+def caused_by(event: Event, cause: Envelope) -> Envelope:
+    """Wrap a payload that answers `cause`, in the same stream and run (a handler's reply)."""
+    return new_envelope(
+        event, stream_id=cause.stream_id, correlation_id=cause.correlation_id, causation=cause
+    )

@@ -24,7 +24,7 @@ from typing import Any
 
 import psycopg
 
-from contracts import Envelope, Event, new_envelope
+from contracts import Envelope, Event, caused_by
 from contracts.results import StepResult
 from contracts.supervisor import StepStarted
 from contracts.teams import StepCompleted, StepFailed
@@ -105,16 +105,16 @@ async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: E
     try:
         output = await asyncio.wait_for(work(step), timeout=started.timeout_s)
     except StepFailure as failure:
-        return [_caused(_failed(team, started, failure, began), cause)]
+        return [caused_by(_failed(team, started, failure, began), cause)]
     except TimeoutError:
         failure = StepFailure("timeout", f"no result within {started.timeout_s:g} s", retryable=True)
-        return [_caused(_failed(team, started, failure, began), cause)]
+        return [caused_by(_failed(team, started, failure, began), cause)]
     except TRANSIENT:
         raise
     except Exception as bug:
         log.exception("%s step %s of run %s failed", team.value, started.step_id, started.run_id)
         failure = StepFailure("internal_error", f"{type(bug).__name__}: {bug}", retryable=False)
-        return [_caused(_failed(team, started, failure, began), cause)]
+        return [caused_by(_failed(team, started, failure, began), cause)]
     completed = StepCompleted(
         run_id=started.run_id,
         step_id=started.step_id,
@@ -125,7 +125,7 @@ async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: E
         duration_ms=_elapsed_ms(began),
     )
     audit: list[Event] = [*output.tool_decisions, *output.llm_calls]
-    return [_caused(e, cause) for e in (*audit, completed)]
+    return [caused_by(e, cause) for e in (*audit, completed)]
 
 
 def _failed(team: Team, started: StepStarted, failure: StepFailure, began: float) -> StepFailed:
@@ -137,12 +137,6 @@ def _failed(team: Team, started: StepStarted, failure: StepFailure, began: float
         error=StepError(code=failure.code, message=failure.message[:1000]),
         retryable=failure.retryable,
         duration_ms=_elapsed_ms(began),
-    )
-
-
-def _caused(event: Event, cause: Envelope) -> Envelope:
-    return new_envelope(
-        event, stream_id=cause.stream_id, correlation_id=cause.correlation_id, causation=cause
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from psycopg_pool import AsyncConnectionPool
 
+from services.platform.llm import LlmClient, LlmSettings
 from services.platform.service import Wiring, main
 from services.platform.settings import InfraSettings
 from services.supervisor.bootstrap import build_supervisor
@@ -11,7 +12,7 @@ from services.supervisor.timers import TimerLoop
 
 
 async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:
-    supervisor = build_supervisor()
+    supervisor = build_supervisor(llm=LlmClient(LlmSettings()))
     return Wiring(supervisor.subscriptions(), loops=[TimerLoop(pool, supervisor).run])
 
 

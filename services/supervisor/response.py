@@ -9,6 +9,8 @@ rewrites the same material into prose and is validated against it by the caller.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -25,6 +27,7 @@ EXAMPLES = (
     "주택임대차계약서 작성해줘",
 )
 MAX_LISTINGS_SHOWN = 5
+ARTICLE_MENTION = re.compile(r"제\s*\d+\s*조(?:\s*의\s*\d+)?")
 
 
 def guidance(state: RunState) -> ResponseReady:
@@ -178,3 +181,25 @@ def _number(value: float | int | str | None) -> str:
     if isinstance(value, float):
         return f"{value:,.2f}".rstrip("0").rstrip(".")
     return "" if value is None else str(value)
+
+
+def synthesis_inputs(state: RunState) -> dict[str, Any]:
+    """What the `response_synthesis` prompt gets: the question, the intent and the steps' own results."""
+    return {
+        "query": state.query,
+        "intent": state.intent.type.value if state.intent else "UNCLEAR",
+        "step_results": {
+            step.spec.task: step.result for step in state.steps.values() if step.status == "completed"
+        },
+        "failed_steps": [step.spec.task for step in state.steps.values() if step.status == "failed"],
+    }
+
+
+def grounded(text: str, state: RunState) -> bool:
+    """Whether every article an LLM answer mentions (제7조, 제6조의3) is in what the steps produced."""
+    produced = _compact(json.dumps(synthesis_inputs(state)["step_results"], ensure_ascii=False))
+    return all(_compact(m) in produced for m in ARTICLE_MENTION.findall(text))
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
