@@ -26,7 +26,7 @@ def summarise(results: Mapping[str, StepResult], failed: Mapping[str, str]) -> S
         findings += result.findings
     if failed:
         findings.append("계산하지 못한 항목: " + ", ".join(TOOL_NAMES.get(n, n) for n in failed))
-    merged = [r for r in results.values()]
+    merged = list(results.values())
     return StepResult(
         headline=headlines[0][1] if headlines else None,
         findings=findings,

@@ -20,7 +20,7 @@ from services.analysis.case import Case
 from services.analysis.insight import summarise
 from services.analysis.rulebook import CORPUS, RuleBook
 from services.analysis.statutes import StatuteBook
-from services.analysis.tools import TOOLS, Library, Tool, select_tools
+from services.analysis.tools import TOOLS, Library, Selection, Tool, select_tools
 from services.platform.service import Wiring
 from services.platform.settings import InfraSettings
 from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork, team_subscription
@@ -81,7 +81,7 @@ def _reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"[:300]
 
 
-def _decision(step: StepWork, selection, outcome: str) -> ToolDecisionRecorded:
+def _decision(step: StepWork, selection: Selection, outcome: str) -> ToolDecisionRecorded:
     return ToolDecisionRecorded(
         run_id=step.run_id,
         step_id=step.step_id,
