@@ -1,0 +1,223 @@
+"""Review of a lease before it is written (계약서 검토): sums, term, the 5% cap, void 특약, and the
+protective 특약 the situation calls for.
+
+An `error` finding blocks the document and is asked of the person again (its `field`); a `warning`
+or `note` is shown with the finished contract. The analysis team's `review_contract(text)` checks
+contract text by similar rules; services do not import each other, so these live here until both
+are folded into one shared rule module.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from services.document.dates import months_between
+from services.document.fields import LeaseFields
+from services.document.money import contract_amount
+
+LEASE_ACT = "주택임대차보호법"
+TERM_ARTICLE = f"{LEASE_ACT}/제4조"  # 2년 미만은 2년으로 본다
+RENEWAL_ARTICLE = f"{LEASE_ACT}/제6조의3"  # 계약갱신 요구
+INCREASE_ARTICLE = f"{LEASE_ACT}/제7조"  # 증액은 20분의 1 이내
+MANDATORY_ARTICLE = f"{LEASE_ACT}/제10조"  # 임차인에게 불리한 약정은 무효
+INCREASE_CAP = 0.05
+MIN_TERM_MONTHS = 24
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    severity: Literal["error", "warning", "note"]
+    message: str
+    field: str | None = None  # for an error: the field to ask again
+    article_ids: tuple[str, ...] = ()
+
+
+class Review(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    fields: LeaseFields  # settled: 잔금 and its date filled where the others determine them
+    findings: list[Finding]
+    suggested_terms: list[str]
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def article_ids(self) -> list[str]:
+        return list(dict.fromkeys(a for f in self.findings for a in f.article_ids))
+
+
+# 특약 that 제10조 makes void: each pattern, what it takes from the tenant, the article it breaks.
+VOID_TERMS = (
+    (
+        re.compile(r"갱신\s*(?:요구|청구)?\s*권?[^.;]{0,15}(?:포기|행사하지|요구하지|청구하지|할\s*수\s*없)"),
+        "계약갱신요구권을 포기하게 하는 특약",
+        RENEWAL_ARTICLE,
+    ),
+    (
+        re.compile(
+            r"전입\s*신고[^.;]{0,12}(?:하지\s*않|금지|못|불가)|(?:대항력|우선\s*변제권?)[^.;]{0,8}포기"
+        ),
+        "전입신고를 막거나 대항력·우선변제권을 포기하게 하는 특약",
+        f"{LEASE_ACT}/제3조",
+    ),
+    (
+        re.compile(r"보증금[^.;]{0,15}(?:반환하지\s*않|돌려주지\s*않|반환\s*의무[^.;]{0,4}없)"),
+        "보증금을 돌려주지 않아도 되게 하는 특약",
+        f"{LEASE_ACT}/제3조의2",
+    ),
+)
+INCREASE_TERM = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*(?:씩\s*)?(?:인상|증액|올린)")
+
+
+def review_lease(fields: LeaseFields) -> Review:
+    settled, findings = settle_payments(fields)
+    findings += check_term(settled) + check_increase(settled) + check_special_terms(settled)
+    findings += blank_optional_fields(settled)
+    return Review(fields=settled, findings=findings, suggested_terms=protective_terms(settled))
+
+
+def settle_payments(fields: LeaseFields) -> tuple[LeaseFields, list[Finding]]:
+    """계약금 + 중도금 + 잔금 = 보증금. A missing 잔금 is what the others leave (and we say so);
+    a missing 잔금일 is the day the home is handed over, as the standard form pays it."""
+    deposit, down = fields.deposit_won, fields.down_payment_won
+    if deposit is None or down is None:
+        return fields, []
+    interim = fields.interim_payment_won or 0
+    findings: list[Finding] = []
+    update: dict[str, object] = {}
+    if fields.balance_won is None:
+        balance = deposit - down - interim
+        if balance < 0:
+            return fields, [
+                _error("down_payment_won", f"계약금과 중도금의 합이 보증금({deposit:,}원)보다 큽니다")
+            ]
+        update["balance_won"] = balance
+        parts = "계약금과 중도금" if interim else "계약금"
+        findings.append(_note(f"잔금은 보증금에서 {parts}을 뺀 {contract_amount(balance)}으로 계산했습니다."))
+    elif down + interim + fields.balance_won != deposit:
+        total = down + interim + fields.balance_won
+        message = f"계약금·중도금·잔금의 합({total:,}원)이 보증금({deposit:,}원)과 다릅니다"
+        return fields, [_error("balance_won", message)]
+    if (
+        fields.balance_date is None
+        and fields.term_start
+        and (update.get("balance_won") or fields.balance_won)
+    ):
+        update["balance_date"] = fields.term_start
+        findings.append(_note("잔금 지급일은 임대차 시작일(인도일)로 보았습니다."))
+    return fields.model_copy(update=update), findings
+
+
+def check_term(fields: LeaseFields) -> list[Finding]:
+    """The end comes after the start; under 2 years needs a reason (제4조: the tenant may claim 2 years)."""
+    start, end = fields.term_start, fields.term_end
+    if start is None or end is None:
+        return []
+    if end <= start:
+        return [_error("term_end", f"임대차 종료일({end})이 시작일({start})보다 뒤여야 합니다")]
+    if months_between(start, end) >= MIN_TERM_MONTHS:
+        return []
+    if not fields.short_term_reason:
+        message = (
+            "임대차기간이 2년 미만입니다. 그렇게 정하는 사유를 적어 주세요 "
+            "(임차인은 2년을 주장할 수 있습니다)"
+        )
+        return [
+            Finding(severity="error", message=message, field="short_term_reason", article_ids=(TERM_ARTICLE,))
+        ]
+    message = (
+        f"임대차기간이 2년 미만입니다(사유: {fields.short_term_reason}). 임차인은 2년을 주장할 수 있습니다."
+    )
+    return [Finding(severity="warning", message=message, article_ids=(TERM_ARTICLE,))]
+
+
+def check_increase(fields: LeaseFields) -> list[Finding]:
+    """On renewal the deposit and rent may rise by at most 5% (제7조 ②, 제6조의3 ③)."""
+    findings = []
+    for label, before, after in (
+        ("보증금", fields.previous_deposit_won, fields.deposit_won),
+        ("차임", fields.previous_rent_won, fields.monthly_rent_won),
+    ):
+        if before and after and after > before * (1 + INCREASE_CAP):
+            rate = (after - before) / before * 100
+            message = (
+                f"{label} 인상률 {rate:.1f}%가 갱신 시 상한 5%를 넘습니다 (최대 {int(before * 1.05):,}원)"
+            )
+            findings.append(Finding(severity="warning", message=message, article_ids=_increase_articles()))
+    if fields.renewal and not findings and fields.previous_deposit_won is None:
+        message = "갱신계약이면 보증금·차임 증액은 종전의 5% 이내여야 합니다."
+        findings.append(Finding(severity="note", message=message, article_ids=_increase_articles()))
+    return findings
+
+
+def check_special_terms(fields: LeaseFields) -> list[Finding]:
+    """특약 against the tenant are void (제10조): say which, so the parties strike them."""
+    findings = []
+    for term in fields.special_terms:
+        for pattern, what, article in VOID_TERMS:
+            if pattern.search(term):
+                message = f"'{term}': {what}은 임차인에게 불리하여 효력이 없습니다"
+                findings.append(
+                    Finding(severity="warning", message=message, article_ids=(MANDATORY_ARTICLE, article))
+                )
+        increase = INCREASE_TERM.search(term)
+        if increase and float(increase.group(1)) > INCREASE_CAP * 100:
+            message = f"'{term}': 증액은 5%를 넘을 수 없어 넘는 부분은 효력이 없습니다"
+            findings.append(Finding(severity="warning", message=message, article_ids=_increase_articles()))
+    return findings
+
+
+def blank_optional_fields(fields: LeaseFields) -> list[Finding]:
+    blanks = [
+        label
+        for name, label in (("leased_part", "임차할 부분"), ("area_m2", "면적"))
+        if getattr(fields, name) is None
+    ]
+    if not blanks:
+        return []
+    return [_note(f"{', '.join(blanks)}은(는) 주어지지 않아 계약서에 빈칸으로 두었습니다.")]
+
+
+def protective_terms(fields: LeaseFields) -> list[str]:
+    """특약 that protect the tenant, each suggested only when the situation calls for it and the
+    contract does not already say it."""
+    stated = " ".join(fields.special_terms)
+    suggestions = []
+    if fields.deposit_won and "반환" not in stated:
+        suggestions.append(
+            "임대인은 임대차 종료일에 임차주택을 인도받음과 동시에 보증금 전액을 임차인에게 반환한다."
+        )
+    if fields.deposit_won and not re.search(r"담보권|저당권", stated):
+        suggestions.append(
+            "임대인은 임차인의 전입신고 및 확정일자 다음날까지 임차주택에 저당권 등 담보권을 설정하지 않는다."
+        )
+    if fields.mortgage and "말소" not in stated:
+        suggestions.append(
+            "임대인은 잔금 지급일까지 임차주택에 설정된 근저당권을 말소하며, 말소하지 않으면 임차인은 계약을 "
+            "해제하고 지급한 금액 전액을 돌려받을 수 있다."
+        )
+    if fields.deposit_won and not fields.monthly_rent_won and "보증보험" not in stated:
+        suggestions.append(
+            "임대인은 임차인의 전세보증금반환보증(전세보증보험) 가입에 필요한 서류 제공 등에 "
+            "협조하며, 임대인의 사유로 가입이 거절되면 임차인은 계약을 해제하고 지급한 금액 "
+            "전액을 돌려받을 수 있다."
+        )
+    return suggestions
+
+
+def _increase_articles() -> tuple[str, ...]:
+    return (INCREASE_ARTICLE, RENEWAL_ARTICLE)
+
+
+def _error(field: str, message: str) -> Finding:
+    return Finding(severity="error", message=message, field=field)
+
+
+def _note(message: str) -> Finding:
+    return Finding(severity="note", message=message)

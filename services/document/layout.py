@@ -1,0 +1,212 @@
+"""The 주택임대차 표준계약서 (법무부·국토교통부 form) as blocks of headings, paragraphs and tables,
+so the Markdown page and the DOCX render the very same content.
+
+Every field appears in a table (the DOCX test reads them back from there). A field nobody gave is a
+blank line for the parties to fill in by hand, never a made-up value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from pathlib import Path
+
+from services.document.checks import Review
+from services.document.dates import months_between
+from services.document.fields import LeaseFields
+from services.document.money import contract_amount
+
+BLANK = "＿＿＿＿＿＿"
+BLANK_DATE = "＿＿＿＿년 ＿＿월 ＿＿일"
+TITLE = "주택임대차 표준계약서"
+CLAUSES_FILE = Path(__file__).with_name("standard_clauses.md")
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+Block = Heading | Paragraph | Table
+
+
+def lease_contract(review: Review) -> list[Block]:
+    f = review.fields
+    return [
+        Heading(TITLE, 1),
+        Paragraph(
+            f"임대인({f.landlord_name or BLANK})과 임차인({f.tenant_name or BLANK})은 "
+            "아래와 같이 임대차 계약을 체결한다."
+        ),
+        *property_section(f),
+        *payment_section(f),
+        *term_section(f),
+        *standard_clauses(),
+        *special_terms_section(f),
+        Paragraph(
+            "본 계약을 증명하기 위하여 계약 당사자가 이의 없음을 확인하고 각각 서명·날인 후 임대인, 임차인, "
+            "개업공인중개사는 매 장마다 간인하여야 하며, 각각 1통씩 보관한다. "
+            f"계약일: {BLANK_DATE}"
+        ),
+        *parties_section(f),
+    ]
+
+
+def property_section(f: LeaseFields) -> list[Block]:
+    """[임차주택의 표시] 부동산의 표시."""
+    kind = "갱신계약" if f.renewal else "신규 계약"
+    form = "보증금 있는 월세" if f.monthly_rent_won else "전세"
+    rows = (
+        ("소재지", f.address or BLANK),
+        ("임차할 부분", f.leased_part or BLANK),
+        ("면적", f"{f.area_m2:g}㎡" if f.area_m2 else f"{BLANK}㎡"),
+        ("계약의 종류", f"{kind} ({form})"),
+    )
+    return [Heading("임차주택의 표시", 2), Table(("구분", "내용"), rows)]
+
+
+def payment_section(f: LeaseFields) -> list[Block]:
+    """제1조(보증금과 차임): every sum in words and digits, with when it is paid."""
+    rows = (
+        ("보증금", _amount(f.deposit_won)),
+        ("계약금", f"{_amount(f.down_payment_won)}은 계약시에 지불하고 영수함. 영수자 (인)"),
+        (
+            "중도금",
+            _payment(f.interim_payment_won, f.interim_payment_date, "지불하며")
+            if f.interim_payment_won
+            else "없음",
+        ),
+        ("잔금", _payment(f.balance_won, f.balance_date, "지불한다")),
+        ("차임(월세)", _rent(f)),
+        (
+            "관리비",
+            f"(정액) {_amount(f.maintenance_fee_won)}"
+            if f.maintenance_fee_won
+            else f"(정액인 경우) 금 {BLANK}원정",
+        ),
+    )
+    return [
+        Heading("계약내용", 2),
+        Heading("제1조(보증금과 차임)", 3),
+        Paragraph(
+            "위 부동산의 임대차에 관하여 임대인과 임차인은 합의에 의하여 보증금 및 차임을 "
+            "아래와 같이 지불하기로 한다."
+        ),
+        Table(("항목", "금액 및 지급 시기"), rows),
+    ]
+
+
+def term_section(f: LeaseFields) -> list[Block]:
+    """제2조(임대차기간)."""
+    start, end = _date(f.term_start), _date(f.term_end)
+    length = f" ({months_between(f.term_start, f.term_end):.0f}개월)" if f.term_start and f.term_end else ""
+    return [
+        Heading("제2조(임대차기간)", 3),
+        Paragraph(
+            "임대인은 임차주택을 임대차 목적대로 사용·수익할 수 있는 상태로 "
+            f"{start}까지 임차인에게 인도하고, 임대차기간은 인도일로부터 {end}까지로 한다."
+        ),
+        Table(("항목", "내용"), (("인도일", start), ("임대차기간", f"{start}부터 {end}까지{length}"))),
+    ]
+
+
+def standard_clauses() -> list[Block]:
+    """제3조~제13조 as the government's form states them (제3조 and 제4조 with their tables)."""
+    blocks: list[Block] = [
+        Heading("제3조(입주 전 수리)", 3),
+        Paragraph(
+            "임대인과 임차인은 임차주택의 수리가 필요한 시설물 및 비용부담에 관하여 다음과 같이 합의한다."
+        ),
+        Table(
+            ("구분", "내용"),
+            (
+                ("수리 필요 시설", f"□ 없음  □ 있음 (수리할 내용: {BLANK})"),
+                ("수리 완료 시기", f"□ 잔금 지급 기일인 {BLANK_DATE}까지  □ 기타 ({BLANK})"),
+                (
+                    "약정한 수리 완료 시기까지 미 수리한 경우",
+                    "□ 수리비를 임차인이 임대인에게 지급하여야 할 보증금 또는 차임에서 공제  "
+                    f"□ 기타 ({BLANK})",
+                ),
+            ),
+        ),
+    ]
+    for title, text in standard_clauses_text():
+        blocks += [Heading(title, 3), Paragraph(text)]
+        if title.startswith("제4조"):
+            blocks.append(Table(("부담", "수선 내용"), (("임대인 부담", BLANK), ("임차인 부담", BLANK))))
+    return blocks
+
+
+def special_terms_section(f: LeaseFields) -> list[Block]:
+    terms = list(f.special_terms)
+    if f.short_term_reason:
+        terms.append(f"임대차기간을 2년 미만으로 정한 사유: {f.short_term_reason}")
+    rows = tuple((str(n), term) for n, term in enumerate(terms, 1)) or (("-", "없음"),)
+    return [Heading("특약사항", 2), Table(("번호", "내용"), rows)]
+
+
+def parties_section(f: LeaseFields) -> list[Block]:
+    """The parties sign here; 주소·주민등록번호·전화 are theirs to write, not ours to know."""
+    header = ("구분", "성명", "주소", "주민등록번호", "전화", "서명 또는 날인")
+    rows = (
+        ("임대인", f.landlord_name or BLANK, "", "", "", "(인)"),
+        ("임차인", f.tenant_name or BLANK, "", "", "", "(인)"),
+    )
+    blocks: list[Block] = [Heading("계약 당사자", 2), Table(header, rows)]
+    if f.broker_office:
+        broker_header = ("구분", "사무소 명칭", "사무소 소재지", "등록번호", "대표", "서명 및 날인")
+        broker = (("개업공인중개사", f.broker_office, "", "", "", "(인)"),)
+        blocks += [Heading("개업공인중개사", 2), Table(broker_header, broker)]
+    return blocks
+
+
+def review_section(review: Review) -> list[Block]:
+    """For the page only, not the contract: what the review found and the 특약 it suggests."""
+    blocks: list[Block] = [Heading("검토 의견", 2)]
+    marks = {"error": "❗", "warning": "⚠️", "note": "ℹ️"}
+    blocks += [Paragraph(f"{marks[f.severity]} {f.message}") for f in review.findings]
+    if review.suggested_terms:
+        blocks.append(Heading("권장 특약 (당사자가 합의하면 특약사항에 넣으세요)", 3))
+        blocks += [Paragraph(f"- {term}") for term in review.suggested_terms]
+    return blocks
+
+
+@cache
+def standard_clauses_text() -> tuple[tuple[str, str], ...]:
+    """제4조~제13조, kept as the form's text in standard_clauses.md rather than in code."""
+    text = CLAUSES_FILE.read_text(encoding="utf-8")
+    sections = re.findall(r"^## (.+)\n(.+)$", text, re.MULTILINE)
+    return tuple((title, body.format(BLANK=BLANK, BLANK_DATE=BLANK_DATE)) for title, body in sections)
+
+
+def _amount(won: int | None) -> str:
+    return contract_amount(won) if won is not None else f"금 {BLANK}원정(₩{BLANK})"
+
+
+def _payment(won: int | None, when: date | None, verb: str) -> str:
+    return f"{_amount(won)}은 {_date(when)}에 {verb}"
+
+
+def _rent(f: LeaseFields) -> str:
+    if not f.monthly_rent_won:
+        return "없음 (전세)"
+    day = f.rent_day if f.rent_day else BLANK
+    return f"{_amount(f.monthly_rent_won)}은 매월 {day}일에 지불한다 (입금계좌: {BLANK})"
+
+
+def _date(day: date | None) -> str:
+    return f"{day.year}년 {day.month}월 {day.day}일" if day else BLANK_DATE
