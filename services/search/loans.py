@@ -1,0 +1,238 @@
+"""Loan programmes and lending rules as dated facts (infra/seed/loans/loan_programs.json), and the
+tool that says which of them fit a question.
+
+An entry holds from `effective_from` to `effective_to` inclusive; an entry past its end (특례보금자리론)
+or not yet in force is never presented as current. When the question names an ended programme, the
+answer says that it ended and when, instead of staying silent.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from contracts.results import Figure, StepResult
+from contracts.values import Frozen
+from services.platform.team import StepWork
+from services.search.listings import parse_entities
+
+LOAN_FILE = Path(__file__).resolve().parents[2] / "infra" / "seed" / "loans" / "loan_programs.json"
+Audience = Literal["general", "newlywed", "youth", "first_home", "newborn", "multi_child"]
+Kind = Literal["jeonse_loan", "purchase_loan", "ltv", "dsr", "stress_dsr", "dti"]
+# Words of a question that name who is asking; the rules match them, no LLM needed.
+AUDIENCE_WORDS: dict[Audience, tuple[str, ...]] = {
+    "newlywed": ("신혼", "결혼", "예비부부"),
+    "youth": ("청년", "사회초년", "20대"),
+    "first_home": ("생애최초", "생애 최초", "첫 집", "첫집"),
+    "newborn": ("신생아", "출산", "아기", "출생"),
+    "multi_child": ("다자녀", "자녀"),
+}
+JEONSE_WORDS, PURCHASE_WORDS = (
+    ("전세", "전월세", "월세", "보증금"),
+    ("매매", "구입", "구매", "주담대", "LTV", "DSR"),
+)
+KIND_KO = {
+    "jeonse_loan": "전세자금대출",
+    "purchase_loan": "구입자금대출",
+    "ltv": "LTV 규제",
+    "dsr": "DSR 규제",
+    "stress_dsr": "스트레스 DSR",
+    "dti": "DTI 규제",
+}
+
+
+class Eligibility(Frozen):
+    age_min: int | None = Field(default=None, ge=0, le=100)
+    age_max: int | None = Field(default=None, ge=0, le=100)
+    income_cap_manwon: int | None = Field(default=None, gt=0, description="부부합산 연소득 상한")
+    net_assets_cap_manwon: int | None = Field(default=None, gt=0)
+    house_count_max: int | None = Field(default=None, ge=0, description="0 = 무주택")
+    household_head: bool | None = None
+    marriage: str | None = None
+    children: str | None = None
+    other: str | None = None
+
+
+class Limit(Frozen):
+    label: str
+    value: float = Field(ge=0)
+    unit: Literal["만원", "%", "%p", "년", "㎡"]
+    applies_to: str | None = None
+
+    @model_validator(mode="after")
+    def _percent_is_a_share(self) -> Limit:
+        if self.unit == "%" and self.value > 100:
+            raise ValueError(f"{self.label}: {self.value}% is not a share")
+        return self
+
+
+class Source(Frozen):
+    title: str = Field(min_length=4)
+    date: date
+
+
+class LoanEntry(Frozen):
+    id: str = Field(pattern=r"^[a-z0-9_]+$")
+    name: str
+    kind: Kind
+    provider: str
+    audiences: list[Audience] = Field(min_length=1)
+    eligibility: Eligibility
+    limits: list[Limit] = Field(min_length=1)
+    rate_min_pct: float | None = Field(default=None, ge=0, le=20)
+    rate_max_pct: float | None = Field(default=None, ge=0, le=20)
+    effective_from: date
+    effective_to: date | None = None
+    source: Source
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LoanEntry:
+        if self.effective_to is not None and self.effective_to < self.effective_from:
+            raise ValueError(f"{self.id}: effective_to {self.effective_to} is before {self.effective_from}")
+        low, high = self.rate_min_pct, self.rate_max_pct
+        if low is not None and high is not None and low > high:
+            raise ValueError(f"{self.id}: rate range {self.rate_min_pct} > {self.rate_max_pct}")
+        if self.source.date > self.effective_from and self.kind.endswith("_loan"):
+            raise ValueError(f"{self.id}: a programme cannot start before it was announced")
+        return self
+
+    def in_force(self, today: date) -> bool:
+        return self.effective_from <= today and (self.effective_to is None or today <= self.effective_to)
+
+    def ended(self, today: date) -> bool:
+        return self.effective_to is not None and self.effective_to < today
+
+
+class LoanBook(Frozen):
+    as_of: date
+    about: str
+    entries: list[LoanEntry]
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> LoanBook:
+        ids = [e.id for e in self.entries]
+        if len(ids) != len(set(ids)):
+            raise ValueError("duplicate entry ids")
+        return self
+
+
+def load_loan_book(path: Path = LOAN_FILE) -> LoanBook:
+    return LoanBook.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+@cache
+def default_book() -> LoanBook:
+    """The shipped file, read once: it changes only with a release."""
+    return load_loan_book()
+
+
+def current_programs(today: date, book: LoanBook | None = None) -> list[LoanEntry]:
+    return [e for e in (book or default_book()).entries if e.in_force(today)]
+
+
+def audiences_in(query: str) -> set[Audience]:
+    return {a for a, words in AUDIENCE_WORDS.items() if any(w in query for w in words)}
+
+
+def wanted_kinds(deal_type: str | None, query: str) -> set[str]:
+    """전세 questions get 전세자금대출; 매매 questions get 구입자금대출 and the lending rules; else all."""
+    jeonse = deal_type in ("jeonse", "monthly") or any(w in query for w in JEONSE_WORDS)
+    purchase = deal_type == "sale" or any(w in query for w in PURCHASE_WORDS)
+    kinds: set[str] = set()
+    if jeonse:
+        kinds.add("jeonse_loan")
+    if purchase:
+        kinds |= {"purchase_loan", "ltv", "dsr", "stress_dsr", "dti"}
+    return kinds or set(KIND_KO)
+
+
+def select_entries(entries: list[LoanEntry], kinds: set[str], audiences: set[Audience]) -> list[LoanEntry]:
+    """Entries of the wanted kinds; with audience words, the programmes for that audience first, then
+    the general ones (a 신혼 question still learns what every buyer may use), never other audiences'."""
+    fit = [e for e in entries if e.kind in kinds]
+    if not audiences:
+        return fit
+    targeted = [e for e in fit if audiences & set(e.audiences)]
+    return targeted + [e for e in fit if e not in targeted and "general" in e.audiences]
+
+
+def source_text(e: LoanEntry) -> str:
+    until = e.effective_to.isoformat() if e.effective_to else "현재"
+    return f"{e.source.title} ({e.source.date}); 시행 {e.effective_from}~{until}"
+
+
+def entry_figures(e: LoanEntry) -> list[Figure]:
+    figs = [
+        Figure(
+            label=f"{e.name} {lim.label}" + (f" ({lim.applies_to})" if lim.applies_to else ""),
+            value=lim.value,
+            unit=lim.unit,
+            source=source_text(e),
+        )
+        for lim in e.limits
+    ]
+    if e.rate_min_pct is not None and e.rate_max_pct is not None:
+        rate = f"{e.rate_min_pct:g}~{e.rate_max_pct:g}"
+        figs.append(Figure(label=f"{e.name} 금리", value=rate, unit="%", basis=e.note, source=source_text(e)))
+    return figs
+
+
+def entry_sentence(e: LoanEntry) -> str:
+    g = e.eligibility
+    terms = [
+        f"연소득 {g.income_cap_manwon:,}만원 이하" if g.income_cap_manwon else None,
+        f"만 {g.age_min or ''}~{g.age_max}세" if g.age_max else None,
+        "무주택" if g.house_count_max == 0 else None,
+        g.marriage,
+        g.children,
+    ]
+    who = ", ".join(t for t in terms if t) or (g.other or "")
+    rate = f", 금리 연 {e.rate_min_pct:g}~{e.rate_max_pct:g}%" if e.rate_min_pct is not None else ""
+    return f"{e.name} ({KIND_KO[e.kind]}): {who}{rate}. 출처: {source_text(e)}."
+
+
+def ended_mentions(entries: list[LoanEntry], query: str, today: date) -> list[str]:
+    return [
+        f"{e.name}은(는) {e.effective_to}에 종료되어 지금은 신청할 수 없습니다."
+        for e in entries
+        if e.ended(today) and e.kind.endswith("_loan") and e.name in query
+    ]
+
+
+def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) -> StepResult:
+    chosen = select_entries(
+        current_programs(today, book), wanted_kinds(deal_type, query), audiences_in(query)
+    )
+    findings = [
+        *ended_mentions(book.entries, query, today),
+        *(entry_sentence(e) for e in chosen),
+        f"대출 조건은 {book.as_of} 기준 공개 자료이며, 실제 한도·금리는 심사로 정해집니다.",
+    ]
+    programmes = [e for e in chosen if e.kind.endswith("_loan")]
+    headline = (
+        f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(chosen) - len(programmes)}건"
+    )
+    return StepResult(
+        headline=headline,
+        findings=findings,
+        figures=[f for e in chosen for f in entry_figures(e)],
+        data={"loan_products": [e.model_dump(mode="json") for e in chosen]},
+    )
+
+
+def _today(ctx: Any) -> date:
+    """Today from the caller's `today()` when it has one (a test's fixed date), else the system date."""
+    clock = getattr(ctx, "today", None)
+    return clock() if callable(clock) else date.today()
+
+
+async def loan_products(ctx: Any, step: StepWork) -> StepResult:
+    """The loan tool: the programmes and rules in force today that fit the question."""
+    deal = parse_entities(step.entities).deal_type
+    return loan_result(default_book(), step.query, deal.value if deal else None, _today(ctx))

@@ -1,0 +1,116 @@
+"""The shipped loan data file validates, and dated rules are presented only while in force."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from services.search.loans import (
+    LOAN_FILE,
+    LoanBook,
+    audiences_in,
+    current_programs,
+    load_loan_book,
+    loan_result,
+    select_entries,
+    wanted_kinds,
+)
+
+pytestmark = pytest.mark.unit
+TODAY = date(2025, 11, 1)
+
+
+@pytest.fixture(scope="module")
+def book() -> LoanBook:
+    return load_loan_book()
+
+
+def test_shipped_file_validates_and_names_every_required_programme(book: LoanBook) -> None:
+    names = {e.name for e in book.entries}
+    for needed in (
+        "버팀목 전세자금대출",
+        "신혼부부 전용 전세자금대출",
+        "청년 전용 버팀목 전세자금대출",
+        "보금자리론",
+    ):
+        assert needed in names
+    assert {"ltv", "dsr", "stress_dsr", "dti"} <= {e.kind for e in book.entries}
+    assert all(e.source.title and e.source.date for e in book.entries)
+
+
+def test_special_bogeumjari_is_never_current_after_its_end(book: LoanBook) -> None:
+    special = next(e for e in book.entries if e.id == "special_bogeumjari")
+    assert special.effective_to == date(2024, 1, 29)
+    assert special in current_programs(date(2023, 6, 1), book)
+    assert special not in current_programs(date(2024, 1, 30), book)
+    assert special not in current_programs(TODAY, book)
+
+
+def test_stress_dsr_phases_follow_each_other(book: LoanBook) -> None:
+    phases = sorted((e for e in book.entries if e.kind == "stress_dsr"), key=lambda e: e.effective_from)
+    assert [e.effective_from for e in phases] == [date(2024, 2, 26), date(2024, 9, 1), date(2025, 7, 1)]
+    assert [e.id for e in current_programs(TODAY, book) if e.kind == "stress_dsr"] == ["stress_dsr_3"]
+
+
+def test_one_ltv_rule_in_force_at_a_time(book: LoanBook) -> None:
+    for day in (date(2024, 1, 1), date(2025, 7, 1), TODAY):
+        assert len([e for e in current_programs(day, book) if e.kind == "ltv"]) == 1
+
+
+def test_end_before_start_is_refused(tmp_path: Path) -> None:
+    raw = json.loads(LOAN_FILE.read_text(encoding="utf-8"))
+    raw["entries"][0]["effective_to"] = "2000-01-01"
+    (tmp_path / "bad.json").write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(ValidationError, match="before"):
+        load_loan_book(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("rate_min_pct", 9.0), ("effective_from", "2024-13-01"), ("kind", "mortgage"), ("audiences", [])],
+)
+def test_bad_entries_are_refused(tmp_path: Path, field: str, value: object) -> None:
+    raw = json.loads(LOAN_FILE.read_text(encoding="utf-8"))
+    raw["entries"][0][field] = value
+    with pytest.raises(ValidationError):
+        LoanBook.model_validate(raw)
+
+
+def test_a_percent_limit_above_100_is_refused() -> None:
+    raw = json.loads(LOAN_FILE.read_text(encoding="utf-8"))
+    raw["entries"][0]["limits"][0] = {"label": "LTV", "value": 120, "unit": "%"}
+    with pytest.raises(ValidationError, match="share"):
+        LoanBook.model_validate(raw)
+
+
+def test_words_pick_audiences_and_kinds() -> None:
+    assert audiences_in("신혼부부인데 생애최초로 집 사요") == {"newlywed", "first_home"}
+    assert audiences_in("강남 아파트 시세") == set()
+    assert wanted_kinds("jeonse", "") == {"jeonse_loan"}
+    assert "ltv" in wanted_kinds(None, "매매 대출 한도")
+    assert wanted_kinds(None, "대출 알려줘") == {
+        "jeonse_loan",
+        "purchase_loan",
+        "ltv",
+        "dsr",
+        "stress_dsr",
+        "dti",
+    }
+
+
+def test_audience_programmes_come_first_and_others_audiences_stay_out(book: LoanBook) -> None:
+    chosen = select_entries(current_programs(TODAY, book), {"jeonse_loan"}, {"youth"})
+    assert [e.id for e in chosen] == ["youth_beotimmok", "beotimmok_jeonse"]
+
+
+def test_loan_result_cites_sources_and_flags_an_ended_programme(book: LoanBook) -> None:
+    result = loan_result(book, "특례보금자리론 받을 수 있나요?", "sale", TODAY)
+    assert result.findings[0].startswith("특례보금자리론은(는) 2024-01-29에 종료")
+    ids = [e["id"] for e in result.data["loan_products"]]
+    assert "special_bogeumjari" not in ids and "bogeumjari" in ids and "dsr_borrower" in ids
+    assert all("시행" in f.source for f in result.figures)
+    assert any(f.label == "차주단위 DSR DSR 한도 (은행)" and f.value == 40 for f in result.figures)
