@@ -61,7 +61,8 @@ class CitationParser:
         alternatives = "|".join(_spaced(n) for n in sorted(names, key=len, reverse=True))
         self._with_law = re.compile(rf"{_NOT_INSIDE}(?P<law>{alternatives}){_DECREE}\s*{_LOOSE_ARTICLE}")
         self._decree_only = re.compile(rf"(?P<decree>시행령|시행규칙)\s*{_ARTICLE}")
-        self._bare = re.compile(rf"{_ARTICLE}{_NOT_MONEY}")
+        # An article right after a law the corpus lacks (민법 제618조) belongs to that law, not to ours.
+        self._bare = re.compile(rf"(?<!법)(?<!법 ){_ARTICLE}{_NOT_MONEY}")
         self._law_only = re.compile(rf"{_NOT_INSIDE}(?P<law>{alternatives})")
 
     def parse(self, text: str) -> list[CitationRef]:
@@ -76,9 +77,9 @@ class CitationParser:
                 if any(s < match.end() and match.start() < e for s, e in taken):
                     continue
                 ref = build(match)
+                taken.append(match.span())  # a law the corpus lacks is still that law's article
                 if ref is not None:
                     found.append(ref)
-                    taken.append(match.span())
         return sorted(found, key=lambda r: r.span)
 
     def laws_named(self, text: str) -> list[str]:

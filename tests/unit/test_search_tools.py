@@ -1,0 +1,85 @@
+"""Tool selection rules, concurrent tools and failure isolation, with fake tools (no servers)."""
+
+import asyncio
+import json
+
+import pytest
+
+from contracts.results import StepResult
+from services.platform.team import StepFailure, StepWork
+from services.search.service import search_work
+from services.search.tools import SearchContext, choose_tools
+
+pytestmark = pytest.mark.unit
+CTX = SearchContext(pool=None, legal=None)
+
+
+def step(query: str, focus: list[str] | None = None, task: str = "검색") -> StepWork:
+    inputs = {"query": query, **({"focus": focus} if focus is not None else {})}
+    return StepWork("run-1", "s1", task, inputs, {}, attempt=1)
+
+
+def fake(name: str, delay: float = 0.0):
+    async def tool(ctx, work):
+        await asyncio.sleep(delay)
+        return StepResult(headline=f"{name} found", findings=[f"{name} finding"], data={name: [1]})
+
+    return tool
+
+
+async def broken(ctx, work):
+    raise ConnectionError("listing database unreachable")
+
+
+ALL = {n: fake(n) for n in ("legal_search", "listing_search", "market_stats", "loan_products")}
+
+
+@pytest.mark.parametrize(
+    ("focus", "query", "expected"),
+    [
+        (["legal"], "전세금 5% 인상 제한", ["legal_search"]),
+        (["listings", "market"], "강남구 아파트", ["listing_search", "market_stats"]),
+        (["loan_products"], "버팀목 대출", ["loan_products"]),
+        ([], "주택임대차보호법 제7조", ["legal_search"]),
+        ([], "강남구 아파트 전세 시세", ["listing_search", "market_stats"]),
+        ([], "디딤돌 대출 금리", ["loan_products"]),
+        ([], "안녕하세요", ["legal_search"]),
+        (["unknown-focus"], "중개보수 한도", ["legal_search"]),
+    ],
+)
+def test_choose_tools(focus: list[str], query: str, expected: list[str]) -> None:
+    assert choose_tools(step(query, focus), ALL).selected == expected
+
+
+def test_focus_on_a_tool_that_is_not_registered_falls_back_to_keywords() -> None:
+    choice = choose_tools(step("강남구 아파트 시세", ["market"]), {"legal_search": fake("legal_search")})
+    assert choice.selected == ["legal_search"]
+
+
+async def test_tools_run_concurrently_and_the_decision_is_recorded() -> None:
+    tools = {"listing_search": fake("listing_search", 0.3), "market_stats": fake("market_stats", 0.3)}
+    began = asyncio.get_running_loop().time()
+    out = await search_work(CTX, tools)(step("아파트", ["listings", "market"]))
+    assert asyncio.get_running_loop().time() - began < 0.55
+    (decision,) = out.tool_decisions
+    assert decision.selected_tools == ["listing_search", "market_stats"]
+    assert decision.available_tools == ["listing_search", "market_stats"]
+    assert all(t["ok"] for t in json.loads(decision.outcome).values())
+    assert out.result.headline == "listing_search found" and "market_stats found" in out.result.findings
+    assert set(out.result.data) == {"listing_search", "market_stats"}
+
+
+async def test_a_failing_tool_leaves_the_others_standing() -> None:
+    tools = {"listing_search": broken, "market_stats": fake("market_stats")}
+    out = await search_work(CTX, tools)(step("아파트", ["listings", "market"]))
+    assert list(out.result.failed_tools) == ["listing_search"]
+    assert "unreachable" in out.result.failed_tools["listing_search"]
+    assert out.result.headline == "market_stats found"
+    outcome = json.loads(out.tool_decisions[0].outcome)
+    assert outcome["listing_search"]["ok"] is False and outcome["market_stats"]["ok"] is True
+
+
+async def test_all_tools_failing_fails_the_step_as_retryable() -> None:
+    with pytest.raises(StepFailure) as failure:
+        await search_work(CTX, {"legal_search": broken})(step("제7조", ["legal"]))
+    assert failure.value.retryable and failure.value.code == "all_tools_failed"
