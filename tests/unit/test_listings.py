@@ -1,0 +1,115 @@
+"""Listing filters from entities, and the SQL conditions and parameters they become."""
+
+from __future__ import annotations
+
+import pytest
+
+from contracts.entities import QueryEntities
+from services.search.listings import (
+    PYEONG_M2,
+    ListingFilters,
+    build_listing_query,
+    complex_where,
+    filters_from,
+    listing_result,
+    one_room_where,
+    order_by,
+    parse_entities,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def test_entities_become_filters_and_unknown_keys_are_ignored() -> None:
+    ents = parse_entities({"gu": ["강남구"], "stations": ["강남"], "deal_type": "jeonse", "whatever": 1})
+    f = filters_from(ents, {"walk_max_min": "10", "limit": 500, "offset": -3})
+    assert (f.gu, f.stations, f.deal_type, f.walk_max_min) == (("강남구",), ("강남역",), "jeonse", 10)
+    assert (f.limit, f.offset) == (100, 0)
+    assert filters_from(QueryEntities()).limit == 20
+
+
+def test_no_type_searches_both_complex_types_and_no_one_rooms() -> None:
+    f = ListingFilters()
+    assert f.complex_types == ("apartment", "officetel") and not f.wants_one_rooms
+    rooms = ListingFilters(property_types=("oneroom",), deal_type="monthly")
+    assert rooms.complex_types == () and rooms.wants_one_rooms
+    assert not ListingFilters(property_types=("oneroom",), deal_type="sale").wants_one_rooms
+    assert ListingFilters(property_types=("villa",)).unsupported_types == ("villa",)
+    assert build_listing_query(ListingFilters(property_types=("villa",))) is None
+
+
+def test_size_band_is_an_overlap_with_an_exclusive_upper_end() -> None:
+    lo, hi = 30 * PYEONG_M2, 40 * PYEONG_M2
+    where = complex_where(ListingFilters(size_min_m2=lo, size_max_m2=hi))
+    assert "area_max_m2 >= %(size_min)s" in where.clauses
+    assert "area_min_m2 < %(size_max)s" in where.clauses
+    assert where.params["size_min"] == pytest.approx(99.17, abs=0.01)
+    assert where.params["size_max"] == pytest.approx(132.23, abs=0.01)
+
+
+def test_price_overlaps_the_asked_deal_types_range() -> None:
+    where = complex_where(ListingFilters(deal_type="sale", price_min=50000, price_max=80000))
+    assert "sale_listing_count > 0" in where.clauses
+    assert "sale_max_manwon >= %(price_lo)s" in where.clauses
+    assert "sale_min_manwon <= %(price_hi)s" in where.clauses
+    assert (where.params["price_lo"], where.params["price_hi"]) == (50000, 80000)
+
+
+def test_monthly_bounds_rent_on_complexes_and_deposit_on_one_rooms() -> None:
+    f = ListingFilters(
+        deal_type="monthly", price_max=1000, rent_max=80, property_types=("apartment", "oneroom")
+    )
+    complexes = complex_where(f)
+    assert "monthly_rent_min_manwon <= %(rent_hi)s" in complexes.clauses
+    assert not any("price" in c for c in complexes.clauses)  # complexes carry no 월세 deposit
+    rooms = one_room_where(f)
+    assert "deposit_manwon <= %(price_hi)s" in rooms.clauses
+    assert "monthly_rent_manwon <= %(rent_hi)s" in rooms.clauses
+    assert "deal_type = %(deal_type)s" in rooms.clauses
+
+
+def test_building_filters_exclude_one_rooms_that_lack_them() -> None:
+    where = one_room_where(ListingFilters(households_min=500))
+    assert "FALSE" in where.clauses
+    built = complex_where(ListingFilters(completion_year_min=2010, households_min=500))
+    assert built.params == {
+        "complex_types": ["apartment", "officetel"],
+        "built_min": 2010,
+        "households_min": 500,
+    }
+
+
+def test_places_are_any_of_the_named() -> None:
+    where = complex_where(ListingFilters(gu=("강남구", "서초구"), dong=("역삼동",), stations=("강남역",)))
+    assert where.params["gu"] == ["강남구", "서초구"]
+    assert "subway_station = ANY(%(stations)s)" in where.clauses
+
+
+@pytest.mark.parametrize(
+    ("filters", "first_key"),
+    [
+        (ListingFilters(price_max=10), "price_min ASC"),
+        (ListingFilters(deal_type="monthly", rent_max=80), "rent_min ASC"),
+        (ListingFilters(stations=("강남역",)), "walk_min ASC"),
+        (ListingFilters(), "households DESC"),
+    ],
+)
+def test_sorting(filters: ListingFilters, first_key: str) -> None:
+    assert order_by(filters).startswith(first_key)
+    assert order_by(filters).endswith("listing_id")  # a total order: pages never overlap
+
+
+def test_query_pages_and_unions_both_tables() -> None:
+    f = ListingFilters(property_types=("apartment", "oneroom"), deal_type="jeonse", limit=5, offset=10)
+    q = build_listing_query(f)
+    assert q is not None
+    assert "UNION ALL" in q.rows_sql and "FROM complexes" in q.rows_sql and "FROM one_rooms" in q.rows_sql
+    assert (q.params["limit"], q.params["offset"]) == (5, 10)
+    assert q.count_sql.startswith("SELECT count(*)")
+
+
+def test_result_headline_and_snapshot_note() -> None:
+    f = ListingFilters(gu=("강남구",), property_types=("apartment",), deal_type="jeonse")
+    result = listing_result(f, 132, [])
+    assert result.headline == "강남구 아파트 전세 매물이 있는 단지 132곳 중 0곳"
+    assert "2025-10-08" in result.findings[0] and result.figures[0].value == 132
