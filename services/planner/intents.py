@@ -163,9 +163,10 @@ SIGNALS = _signals(
         r"깡통|위험|리스크|risk|떼일|떼이|등기부|근저당|선순위|가압류|압류|경매",
     ),
     (Topic.RISK, I.RISK_ANALYSIS, 4, r"전세가율|역전세|안전(?:한|할|성|하게|장치)?"),
-    (Topic.RISK, I.RISK_ANALYSIS, 3, r"사기"),
+    (Topic.RISK, I.RISK_ANALYSIS, 3, r"사기|(?:계약해도|들어가도|입주해도)\s*(?:될까|되나|돼|괜찮)"),
     (Topic.RISK, I.RISK_ANALYSIS, 2, r"믿을\s*수|괜찮은\s*(?:집|매물)"),
-    (Topic.INVEST, I.COMPREHENSIVE, 2, r"투자|수익률|수익성|시세\s*차익|임대\s*수익|가치|ROI"),
+    (Topic.INVEST, I.COMPREHENSIVE, 3, r"투자|수익률|수익성|시세\s*차익|임대\s*수익|ROI"),
+    (Topic.INVEST, I.COMPREHENSIVE, 2, r"가치"),
     (
         Topic.OVERALL,
         I.COMPREHENSIVE,
@@ -227,11 +228,14 @@ def find_hits(text: str) -> list[Hit]:
     return sorted(hits, key=lambda hit: hit.start)
 
 
-def topics(text: str, min_weight: float = 2) -> set[Topic]:
-    """The topics a question touches with more than a hint (and any analysis it asks for)."""
-    return {
-        h.signal.topic for h in find_hits(text) if h.signal.weight >= min_weight or h.signal.intent is None
-    }
+def clause_topics(clause: str, entities: QueryEntities) -> set[Topic]:
+    """The topics a clause is about: a topic's words must together weigh as much as one deciding word
+    (the listing words count for the market); an analysis ask counts whenever it is there."""
+    totals = dict.fromkeys(Topic, 0.0)
+    for hit in find_hits(clause):
+        totals[hit.signal.topic] += hit.signal.weight if hit.signal.intent else DECIDING_WEIGHT
+    totals[Topic.MARKET] += _listing_words(clause, entities)
+    return {topic for topic, total in totals.items() if total >= DECIDING_WEIGHT}
 
 
 def has_own_request(text: str) -> bool:
@@ -269,6 +273,9 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
     if is_small_talk(text):
         return I.IRRELEVANT, 0.95, _words(m.group(0) for m in _SMALL_TALK.finditer(text))
     hits = find_hits(text)
+    about_housing = _HOUSING_WORDS.search(text) or _names_anything(entities)
+    if not about_housing and not any(h.signal.weight >= DECIDING_WEIGHT for h in hits):
+        return I.IRRELEVANT, 0.8, []  # "점심 메뉴 추천해줘": lean words alone are not about housing
     whole = _scores(hits, text, entities)
     if _asks_overall(hits, whole):
         strong = [h.word for h in hits if h.signal.intent and h.signal.weight >= DECIDING_WEIGHT]
@@ -283,9 +290,7 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
             if _points_elsewhere(whole, winner):
                 confidence *= 0.9
             return winner, confidence, _keywords(hits, winner, entities)
-    if _HOUSING_WORDS.search(text) or hits or _names_anything(entities):
-        return I.UNCLEAR, 0.6, _words(h.word for h in hits)
-    return I.IRRELEVANT, 0.8, []
+    return I.UNCLEAR, 0.6, _words(h.word for h in hits)
 
 
 def _scores(hits: list[Hit], text: str, entities: QueryEntities) -> dict[IntentType, float]:

@@ -1,0 +1,1 @@
+"""Measurements of methods on the development sets in tests/data/eval (run as modules)."""

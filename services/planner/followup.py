@@ -1,0 +1,80 @@
+"""Follow-up questions: "그럼 서초구는?", "월세로는?", "30평대로 다시" continue the previous question.
+
+A follow-up keeps the previous intent and entities and replaces only what the new text names; entities
+travel in groups (a new place replaces the old 구, 동 and stations together, a new size its band and text).
+A text is a follow-up when it is short, is shaped like one (그럼…, …는요?, …로는?, 다시, 대신, 말고) and
+names something; anything longer or unshaped is a full question and is planned on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from contracts.entities import QueryEntities
+from contracts.values import Intent, IntentType
+from services.planner.entities import extract_entities
+from services.planner.intents import find_hits
+from services.planner.korean_numbers import normalize
+
+MAX_FOLLOW_UP_CHARS = 30
+_NOT_PLANNABLE = (IntentType.UNCLEAR, IntentType.IRRELEVANT)
+_SHAPE = re.compile(
+    r"^\s*(?:그럼|그러면|그렇다면|아니면|혹시)"
+    r"|(?:은|는|이면|라면|로는|으로는|에서는|도|로|으로)\s*(?:요|어때요?|어떤가요|어때|어떨까요?)?\s*[?？.!]*\s*$"
+    r"|다시|대신|말고|바꿔|바꾸면|로\s*해|으로\s*해|기준으로",
+)
+# Groups of fields that change together: a new place replaces every place field.
+_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("gu", "dong", "stations"),
+    ("property_types",),
+    ("deal_type",),
+    ("price_min_manwon", "price_max_manwon"),
+    ("monthly_rent_min_manwon", "monthly_rent_max_manwon"),
+    ("size_min_m2", "size_max_m2", "size_text"),
+    ("amounts_manwon",),
+    ("percent",),
+    ("dates",),
+    ("term_months",),
+)
+
+
+@dataclass(frozen=True)
+class PriorTurn:
+    """The session's previous run. `query` should be the question its plan was made from (the
+    previous `Plan.context_query`), so a chain of follow-ups keeps the original question."""
+
+    query: str
+    intent: Intent
+
+
+def is_follow_up(query: str, previous: PriorTurn | None, entities: QueryEntities | None = None) -> bool:
+    """True when the text continues the previous question rather than asking a new one."""
+    text = normalize(query).strip()
+    if previous is None or previous.intent.type in _NOT_PLANNABLE:
+        return False
+    if not text or len(text) > MAX_FOLLOW_UP_CHARS or not _SHAPE.search(text):
+        return False
+    entities = entities if entities is not None else extract_entities(text)
+    names_something = bool(entities.model_dump(exclude_defaults=True)) or any(
+        h.signal.weight >= 2 for h in find_hits(text)
+    )
+    return names_something
+
+
+def previous_entities(previous: PriorTurn) -> QueryEntities:
+    """The entities the previous run planned with; unreadable ones count as none."""
+    try:
+        return QueryEntities.model_validate(previous.intent.entities)
+    except ValueError:
+        return QueryEntities()
+
+
+def merge_entities(before: QueryEntities, named: QueryEntities) -> QueryEntities:
+    """`before` with every group the new text names replaced by what it names."""
+    said = named.model_dump(exclude_defaults=True)
+    changes: dict[str, object] = {}
+    for group in _GROUPS:
+        if any(field in said for field in group):
+            changes.update({field: getattr(named, field) for field in group})
+    return before.model_copy(update=changes)

@@ -1,0 +1,143 @@
+"""Plans from one LLM answer: the model reads the intent, picks the teams and splits the question in a
+single structured call (`PlanningAnswer`); this module turns that answer into a `Plan`.
+
+The model is trusted with judgement (what is asked, which steps), never with figures: entities always
+come from the rules extractor. An answer that does not make a runnable plan raises `InvalidPlan`, and
+the caller falls back to `plan_by_rules`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from contracts.values import Intent, IntentType, PlanStep, StepFocus, Team
+from services.planner import followup
+from services.planner.entities import extract_entities
+from services.planner.followup import PriorTurn
+from services.planner.korean_numbers import normalize
+from services.planner.plan_rules import (
+    GUIDANCE_INTENTS,
+    Plan,
+    assemble,
+    find_cycle,
+    make_step,
+    validate_steps,
+)
+
+STEP_ID_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
+
+
+class InvalidPlan(ValueError):
+    """The LLM's answer does not make a runnable plan; `errors` says why."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+class PlannedStep(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(
+        pattern=STEP_ID_PATTERN,
+        description="short readable id in lowercase words joined by '-', unique in the plan: "
+        "search-legal, search-market, analyze-risk, draft-lease",
+    )
+    team: Team = Field(
+        description="search: finds statutes, listings, prices, loan products; analysis: computes and judges "
+        "from search results; document: writes a lease contract"
+    )
+    task: str = Field(
+        min_length=2,
+        max_length=200,
+        description="what this step does, in Korean and specific to the question "
+        "(e.g. '강남구 아파트 전세 시세 조회', '주택임대차보호법 증액 제한 조항 검색'), "
+        "never a generic '정보 검색'",
+    )
+    focus: list[StepFocus] = Field(
+        min_length=1,
+        description="what the step is for. search: legal, listings, market, loan_products; analysis: "
+        "market_analysis, rent_increase, jeonse_risk, contract_review, loan_simulation, roi, policy; "
+        "document: lease_contract",
+    )
+    depends_on: list[str] = Field(
+        default=[],
+        description="ids of steps whose results this step needs (an analysis after the search that feeds "
+        "it; a contract after the listing search); empty when it can start at once",
+    )
+
+
+class PlanningAnswer(BaseModel):
+    """Intent analysis, team selection and query decomposition in one answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    intent: IntentType = Field(
+        description="LEGAL_CONSULT law and rights; MARKET_INQUIRY prices and listings; LOAN_CONSULT loans "
+        "and support programmes; CONTRACT_CREATION write a contract; CONTRACT_REVIEW check a contract; "
+        "RISK_ANALYSIS is a deposit or purchase safe; COMPREHENSIVE several of these or an overall "
+        "judgement; UNCLEAR about housing but too vague to act on; IRRELEVANT not about housing. "
+        "For a question with several requests, the intent of the first request."
+    )
+    confidence: float = Field(ge=0, le=1, description="how sure the intent is, 0 to 1")
+    keywords: list[str] = Field(
+        default=[], max_length=10, description="the words of the question that decided it"
+    )
+    steps: list[PlannedStep] = Field(
+        default=[],
+        max_length=8,
+        description="the steps that answer the question; empty for UNCLEAR and IRRELEVANT",
+    )
+
+
+def plan_from_llm(answer: PlanningAnswer, query: str, previous: PriorTurn | None = None) -> Plan:
+    """A plan from the model's answer, with rules-read entities and house-made inputs, strategy and
+    estimate. Raises InvalidPlan when the steps do not validate or do not fit the intent."""
+    text = normalize(query)
+    named = extract_entities(text)
+    context, extra = text, {}
+    entities = named
+    if followup.is_follow_up(text, previous, named):
+        assert previous is not None  # is_follow_up says so
+        entities = followup.merge_entities(followup.previous_entities(previous), named)
+        context, extra = previous.query, {"previous_query": previous.query}
+    intent = Intent(
+        type=answer.intent,
+        confidence=answer.confidence,
+        keywords=answer.keywords,
+        entities=entities.model_dump(mode="json", exclude_defaults=True),
+    )
+    steps = [
+        make_step(s.id, s.team, s.task, s.focus, s.depends_on, text, entities, extra)
+        for s in _run_order(answer.steps)
+    ]
+    errors = validate_steps(steps) + _intent_errors(answer.intent, steps)
+    if errors:
+        raise InvalidPlan(errors)
+    return assemble(intent, steps, context)
+
+
+def _intent_errors(intent: IntentType, steps: list[PlanStep]) -> list[str]:
+    if intent in GUIDANCE_INTENTS and steps:
+        return [f"{intent.value} is answered with guidance, yet {len(steps)} steps were planned"]
+    if intent not in GUIDANCE_INTENTS and not steps:
+        return [f"{intent.value} needs at least one step"]
+    return []
+
+
+def _run_order(steps: list[PlannedStep]) -> list[PlannedStep]:
+    """Dependencies first, otherwise in the model's order; left as given when the steps do not form a
+    DAG, so validation names the problem."""
+    ids = {s.id for s in steps}
+    probe = [PlanStep(step_id=s.id, team=s.team, task=s.task, depends_on=s.depends_on) for s in steps]
+    if len(ids) != len(steps) or find_cycle(probe):
+        return steps
+    placed: list[PlannedStep] = []
+    done: set[str] = set()
+    while len(placed) < len(steps):
+        ready = [
+            s for s in steps if s.id not in done and all(d in done or d not in ids for d in s.depends_on)
+        ]
+        placed.append(ready[0])
+        done.add(ready[0].id)
+    return placed

@@ -1,0 +1,532 @@
+"""Plans by rules: which teams answer a question, in which order, with which task each.
+
+A plan is built from step kinds (below): each kind is one team with one focus and names the searches
+whose results it reads. The intent brings its base steps, every topic the question touches adds its
+own (a market question that also asks "대출 가능 금액 계산해줘" gains the loan search and the loan
+simulation), and each analysis or document step depends on the searches it reads that are in the plan.
+The strategy follows from those dependencies; the estimate is the critical path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from contracts.entities import PropertyType, QueryEntities
+from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
+from services.planner import followup
+from services.planner.entities import extract_entities
+from services.planner.followup import PriorTurn
+from services.planner.intents import Topic, classify, clause_topics, find_hits
+from services.planner.korean_numbers import format_manwon, normalize
+
+I = IntentType  # noqa: E741
+F = StepFocus
+
+# Seconds a step of each team usually takes (search and analysis make one LLM call or none, a document
+# renders DOCX), and how long the supervisor lets it run before failing it.
+TEAM_SECONDS = {Team.SEARCH: 8.0, Team.ANALYSIS: 12.0, Team.DOCUMENT: 20.0}
+TEAM_TIMEOUT_S = {Team.SEARCH: 60.0, Team.ANALYSIS: 90.0, Team.DOCUMENT: 120.0}
+TEAM_FOCUS = {
+    Team.SEARCH: {F.LEGAL, F.LISTINGS, F.MARKET, F.LOAN_PRODUCTS},
+    Team.ANALYSIS: {
+        F.MARKET_ANALYSIS,
+        F.RENT_INCREASE,
+        F.JEONSE_RISK,
+        F.CONTRACT_REVIEW,
+        F.LOAN_SIMULATION,
+        F.ROI,
+        F.POLICY,
+    },
+    Team.DOCUMENT: {F.LEASE_CONTRACT},
+}
+GUIDANCE_INTENTS = (I.UNCLEAR, I.IRRELEVANT)  # answered with guidance, no team runs
+
+
+@dataclass(frozen=True)
+class StepKind:
+    step_id: str
+    team: Team
+    focus: tuple[StepFocus, ...]
+    reads: tuple[
+        str, ...
+    ] = ()  # searches whose results it uses when they are in the plan; the first is required
+
+
+STEP_KINDS = {
+    kind.step_id: kind
+    for kind in (
+        StepKind("search-legal", Team.SEARCH, (F.LEGAL,)),
+        StepKind("search-market", Team.SEARCH, (F.MARKET, F.LISTINGS)),
+        StepKind("search-loan", Team.SEARCH, (F.LOAN_PRODUCTS,)),
+        StepKind("analyze-market", Team.ANALYSIS, (F.MARKET_ANALYSIS,), ("search-market",)),
+        StepKind("analyze-risk", Team.ANALYSIS, (F.JEONSE_RISK,), ("search-market", "search-legal")),
+        StepKind("check-rent-increase", Team.ANALYSIS, (F.RENT_INCREASE,), ("search-legal", "search-market")),
+        StepKind("review-contract", Team.ANALYSIS, (F.CONTRACT_REVIEW,), ("search-legal",)),
+        StepKind("simulate-loan", Team.ANALYSIS, (F.LOAN_SIMULATION,), ("search-loan", "search-market")),
+        StepKind("analyze-roi", Team.ANALYSIS, (F.ROI,), ("search-market", "search-loan")),
+        StepKind("match-policy", Team.ANALYSIS, (F.POLICY,), ("search-loan",)),
+        StepKind("draft-lease", Team.DOCUMENT, (F.LEASE_CONTRACT,), ("search-market", "search-legal")),
+    )
+}
+
+_BASE_STEPS = {
+    I.LEGAL_CONSULT: ("search-legal",),
+    I.MARKET_INQUIRY: ("search-market",),
+    I.LOAN_CONSULT: ("search-loan",),
+    I.CONTRACT_CREATION: ("draft-lease",),
+    I.CONTRACT_REVIEW: ("search-legal", "review-contract"),
+    I.RISK_ANALYSIS: ("search-market", "analyze-risk"),
+    I.COMPREHENSIVE: ("search-market", "analyze-market"),
+}
+_SEARCH_OF_TOPIC = {
+    Topic.LEGAL: "search-legal",
+    Topic.RENT_CHANGE: "search-legal",
+    Topic.MARKET: "search-market",
+    Topic.LOAN: "search-loan",
+    Topic.POLICY: "search-loan",
+    Topic.CONTRACT_CHECK: "search-legal",
+    Topic.RISK: "search-market",
+    Topic.INVEST: "search-market",
+}
+# The analysis a topic gets when the person asks for work on it (계산, 비교, 평가, 판단 …).
+_ANALYSIS_OF_TOPIC = {
+    Topic.RENT_CHANGE: "check-rent-increase",
+    Topic.LOAN: "simulate-loan",
+    Topic.POLICY: "match-policy",
+    Topic.INVEST: "analyze-roi",
+    Topic.RISK: "analyze-risk",
+    Topic.CONTRACT_CHECK: "review-contract",
+    Topic.MARKET: "analyze-market",
+    Topic.LEGAL: "review-contract",
+}
+_TOPIC_OF_INTENT = {
+    I.LEGAL_CONSULT: Topic.LEGAL,
+    I.MARKET_INQUIRY: Topic.MARKET,
+    I.LOAN_CONSULT: Topic.LOAN,
+    I.CONTRACT_REVIEW: Topic.CONTRACT_CHECK,
+    I.RISK_ANALYSIS: Topic.RISK,
+    I.COMPREHENSIVE: Topic.MARKET,
+}
+# Topics whose mere mention asks for their analysis too ("투자 가치는?", "깡통전세 위험", "청년 지원").
+_ANALYSED_WHEN_NAMED = {Topic.INVEST: "analyze-roi", Topic.RISK: "analyze-risk", Topic.POLICY: "match-policy"}
+_ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮")
+_CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
+_CLAUSE_BREAK = re.compile(r"(?<=[가-힣])고\s+|그리고|및|또한|[,.?!;\n]+")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A question's intent and the steps that answer it. `context_query` is the question the steps were
+    planned from: the query itself, or for a follow-up the earlier question it continues; give it back
+    as the next turn's `PriorTurn.query`."""
+
+    intent: Intent
+    steps: list[PlanStep]
+    strategy: Strategy
+    estimated_total_s: float
+    context_query: str
+
+
+def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
+    """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question."""
+    text = normalize(query)
+    named = extract_entities(text)
+    if followup.is_follow_up(text, previous, named):
+        assert previous is not None  # is_follow_up says so; keeps type checkers informed
+        entities = followup.merge_entities(followup.previous_entities(previous), named)
+        intent = _continued_intent(previous.intent, text, entities)
+        step_ids = _step_ids(intent.type, previous.query, entities) + _step_ids(None, text, entities)
+        extra = {"previous_query": previous.query}
+        context = previous.query
+    else:
+        entities, intent = named, classify(text, named)
+        step_ids = _step_ids(intent.type, text, entities)
+        extra, context = {}, text
+    steps = build_steps(_ordered(step_ids), text, entities, intent, extra)
+    return assemble(intent, steps, context)
+
+
+def assemble(intent: Intent, steps: list[PlanStep], context_query: str) -> Plan:
+    """A plan with its strategy and estimate computed from the steps."""
+    return Plan(intent, steps, strategy_of(steps), estimated_seconds(steps), context_query)
+
+
+def _continued_intent(before: Intent, text: str, entities: QueryEntities) -> Intent:
+    """The previous intent, a little less sure, with the follow-up's own words among its keywords."""
+    said = [h.word for h in find_hits(text) if h.signal.weight >= 2]
+    said += [v for v in (entities.gu + entities.dong + entities.stations) if v[:-1] in text]
+    return Intent(
+        type=before.type,
+        confidence=round(before.confidence * 0.9, 2),
+        keywords=list(dict.fromkeys(before.keywords + said))[:10],
+        entities=entities.model_dump(mode="json", exclude_defaults=True),
+    )
+
+
+# ---- which steps ---------------------------------------------------------------------------------------
+
+
+def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> list[str]:
+    """The step kinds a question needs: its intent's base steps plus what each clause adds."""
+    if intent in GUIDANCE_INTENTS:
+        return []
+    ids = list(_BASE_STEPS.get(intent, ())) if intent else []
+    if intent is I.RISK_ANALYSIS and not _about_jeonse(text, entities):
+        ids = ["search-market", "analyze-market"]  # a 매매 price is judged against comparables
+    if intent is I.CONTRACT_CREATION and _CLAUSE_HINTS.search(text):
+        ids.append("search-legal")
+    for clause in _clauses(text):
+        ids += _clause_steps(clause, intent, entities)
+    if _needs_loan_figures(text, entities):
+        ids.append("simulate-loan")
+    return ids
+
+
+def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntities) -> list[str]:
+    named = clause_topics(clause, entities)
+    asks_analysis = Topic.ANALYSIS_ASK in named
+    ids = [_SEARCH_OF_TOPIC[t] for t in named if t in _SEARCH_OF_TOPIC]
+    ids += [step for t, step in _ANALYSED_WHEN_NAMED.items() if t in named]
+    if Topic.CONTRACT_WRITE in named:
+        ids.append("draft-lease")
+    if Topic.CONTRACT_CHECK in named:
+        ids.append("review-contract")
+    if Topic.RENT_CHANGE in named and (
+        asks_analysis or _has_figures(entities) or _ASKS_FOR_CHECK.search(clause)
+    ):
+        ids.append("check-rent-increase")
+    if asks_analysis:
+        ids.append(_analysis_for(named, intent))
+    if intent is I.CONTRACT_REVIEW:  # risks of a contract are its clauses: the review covers them
+        ids = ["review-contract" if step == "analyze-risk" else step for step in ids]
+        ids = [step for step in ids if step != "search-market" or Topic.MARKET in named]
+    if "analyze-risk" in ids and not _about_jeonse(clause, entities):
+        ids = ["analyze-market" if step == "analyze-risk" else step for step in ids]
+    return ids
+
+
+def _analysis_for(named: set[Topic], intent: IntentType | None) -> str:
+    """The analysis a clause asks for: from its own topics, most specific first, else the intent's."""
+    for topic in _ANALYSIS_OF_TOPIC:
+        if topic in named:
+            return _ANALYSIS_OF_TOPIC[topic]
+    topic = _TOPIC_OF_INTENT.get(intent) if intent else None
+    return _ANALYSIS_OF_TOPIC.get(topic, "analyze-market") if topic else "analyze-market"
+
+
+def _about_jeonse(text: str, entities: QueryEntities) -> bool:
+    return entities.deal_type == "jeonse" or bool(re.search(r"전세|깡통|보증금|사기|세입자|임차", text))
+
+
+def _has_figures(entities: QueryEntities) -> bool:
+    return bool(entities.amounts_manwon or entities.percent is not None)
+
+
+def _needs_loan_figures(text: str, entities: QueryEntities) -> bool:
+    """A loan question with the person's own figures (income, price) can be simulated."""
+    loan = any(h.signal.topic is Topic.LOAN and h.signal.weight >= 3 for h in find_hits(text))
+    return loan and bool(entities.amounts_manwon)
+
+
+def _ordered(step_ids: Iterable[str]) -> list[StepKind]:
+    """Unique kinds with the searches each one requires, searches first (the catalogue's order)."""
+    wanted = set(step_ids)
+    for step_id in list(wanted):
+        reads = STEP_KINDS[step_id].reads
+        if reads and STEP_KINDS[step_id].team is Team.ANALYSIS:
+            wanted.add(reads[0])
+    return [kind for step_id, kind in STEP_KINDS.items() if step_id in wanted]
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
+
+
+# ---- tasks: what each step does, in the question's own terms ----------------------------------------
+
+_PROPERTY_LABEL = {
+    PropertyType.APARTMENT: "아파트",
+    PropertyType.OFFICETEL: "오피스텔",
+    PropertyType.VILLA: "빌라",
+    PropertyType.ONEROOM: "원룸",
+    PropertyType.HOUSE: "단독·다가구 주택",
+    PropertyType.COMMERCIAL: "상가",
+}
+_DEAL_LABEL = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
+# (words, law, provision): the statutes and provisions a legal search looks for.
+_LEGAL_TOPICS = (
+    (r"인상|증액|올려|올리|올린|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
+    (r"감액|(?<!확)인하|깎|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
+    (r"전환", "주택임대차보호법", "전월세 전환율"),
+    (r"갱신|계약\s*연장|묵시적", "주택임대차보호법", "계약갱신요구권·묵시적 갱신"),
+    (r"대항력|전입|확정\s*일자|우선\s*변제|최우선", "주택임대차보호법", "대항력·우선변제권"),
+    (
+        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받)|반환\s*보증|보증\s*보험|임차권\s*등기",
+        "주택임대차보호법",
+        "보증금 반환·임차권등기명령",
+    ),
+    (r"사기|깡통|피해|구제", "주택임대차보호법", "임차보증금 보호·피해 구제"),
+    (r"해지|해제|위약금|계약금", "주택임대차보호법", "계약 해지·계약금"),
+    (r"수선|원상\s*복구", "주택임대차보호법", "수선 의무·원상복구"),
+    (r"중개\s*(?:수수료|보수)|복비|중개사", "공인중개사법", "중개보수·중개사 의무"),
+    (r"거래\s*신고|신고\s*의무", "부동산 거래신고법", "거래 신고 의무"),
+    (r"임대\s*사업자|민간\s*임대", "민간임대주택법", "임대사업자 의무"),
+    (r"청약|분양", "주택법", "주택 공급·청약"),
+    (r"특약|주의|유의|확인할|필수", "주택임대차보호법", "임대차 계약 시 주의사항"),
+)
+_LOAN_PRODUCTS = (
+    (r"전세\s*자금|전세\s*대출|버팀목", "전세자금대출"),
+    (r"디딤돌", "디딤돌대출"),
+    (r"보금자리", "보금자리론"),
+    (r"주택\s*담보|주담대|모기지", "주택담보대출"),
+    (r"신용\s*대출", "신용대출"),
+)
+_LOAN_ASPECTS = (
+    (r"한도|얼마|가능\s*(?:한\s*)?금액", "한도"),
+    (r"금리|이자", "금리"),
+    (r"LTV|DTI|DSR", None),  # named as written
+    (r"상환|원리금", "상환 조건"),
+    (r"자격|조건|대상", "자격 요건"),
+)
+_POLICY_GROUPS = r"청년|신혼부부|신혼|생애\s*최초|다자녀|무주택|고령자|대학생"
+
+
+def task_for(step_id: str, query: str, entities: QueryEntities, intent: Intent, planned: set[str]) -> str:
+    """The step's task in Korean, specific to the question ("강남구 아파트 전세 시세·매물 조회")."""
+    scope = _scope(entities)
+    tasks = {
+        "search-legal": lambda: _legal_task(query, intent.type),
+        "search-market": lambda: _join(scope, _price_text(entities), "시세·매물 조회"),
+        "search-loan": lambda: _loan_task(query),
+        "analyze-market": lambda: _join(scope, "가격 적정성·시장 흐름 분석"),
+        "analyze-risk": lambda: _join(
+            _scope(entities, with_deal=False), "전세 보증금 위험도(전세가율·권리관계) 분석"
+        ),
+        "check-rent-increase": lambda: _rent_change_task(query, entities),
+        "review-contract": lambda: _review_task(query),
+        "simulate-loan": lambda: _loan_simulation_task(entities, scope if "search-market" in planned else ""),
+        "analyze-roi": lambda: _join(scope, "투자 수익성·가치 평가"),
+        "match-policy": lambda: _join(_words_in(_POLICY_GROUPS, query, "·"), "대상 주거 지원 정책 매칭"),
+        "draft-lease": lambda: _lease_task(entities, "search-market" in planned),
+    }
+    return tasks[step_id]()
+
+
+def _join(*parts: str | None) -> str:
+    return " ".join(p for p in parts if p)
+
+
+def _scope(entities: QueryEntities, with_deal: bool = True) -> str:
+    """Where and what: "강남구 역삼동 30평대 아파트 전세"."""
+    if entities.stations:
+        where = "·".join(entities.stations) + " 인근"
+    else:
+        where = " ".join(["·".join(entities.gu), "·".join(entities.dong)]).strip()
+    kinds = "·".join(_PROPERTY_LABEL[p] for p in entities.property_types)
+    deal = _DEAL_LABEL.get(entities.deal_type or "", "") if with_deal else ""
+    return _join(where, entities.size_text, kinds, deal)
+
+
+def _price_text(entities: QueryEntities) -> str:
+    low, high = entities.price_min_manwon, entities.price_max_manwon
+    if low is not None and high is not None:
+        return format_manwon(low) if low == high else f"{format_manwon(low)}~{format_manwon(high)}"
+    if high is not None:
+        return f"{format_manwon(high)} 이하"
+    return f"{format_manwon(low)} 이상" if low is not None else ""
+
+
+def _words_in(pattern: str, text: str, sep: str) -> str:
+    return sep.join(dict.fromkeys(re.findall(pattern, text, re.IGNORECASE)))
+
+
+def _legal_task(query: str, intent: IntentType) -> str:
+    found = [(law, what) for pattern, law, what in _LEGAL_TOPICS if re.search(pattern, query)]
+    if found:
+        laws = "·".join(dict.fromkeys(law for law, _ in found))
+        return f"{laws} {'·'.join(what for _, what in found[:3])} 조항 검색"
+    if intent is I.CONTRACT_REVIEW:
+        return "임대차 계약서 검토 기준이 되는 주택임대차보호법 조항 검색"
+    if intent is I.CONTRACT_CREATION:
+        return "임대차 계약서 필수 기재사항·특약 관련 조항 검색"
+    said = [h.word for h in find_hits(query) if h.signal.topic is Topic.LEGAL and h.signal.weight >= 2]
+    return f"{'·'.join(dict.fromkeys(said)) or '임대차'} 관련 법령 조항 검색"
+
+
+def _loan_task(query: str) -> str:
+    product = next((name for pattern, name in _LOAN_PRODUCTS if re.search(pattern, query)), "주택 관련 대출")
+    aspects = [
+        name or re.search(pattern, query, re.IGNORECASE)[0].upper()  # type: ignore[index]
+        for pattern, name in _LOAN_ASPECTS
+        if re.search(pattern, query, re.IGNORECASE)
+    ]
+    return f"{product} {'·'.join(aspects) or '상품·조건'} 조회"
+
+
+def _rent_change_task(query: str, entities: QueryEntities) -> str:
+    amounts = entities.amounts_manwon
+    if "전환" in query:
+        return "전월세 전환율에 따른 보증금·월세 환산 계산"
+    if len(amounts) >= 2:
+        before, after = amounts[0], amounts[1]
+        return f"{format_manwon(before)} → {format_manwon(after)} 증액이 5% 상한을 넘는지 계산"
+    if entities.percent is not None:
+        return f"{entities.percent:g}% 인상이 법정 상한(5%) 안인지 확인"
+    return "보증금·차임 증액 가능 범위(5% 상한) 계산"
+
+
+def _review_task(query: str) -> str:
+    if re.search(r"계약서|특약|조항", query):
+        return "임대차 계약서 조항·특약의 위험 요소 검토"
+    return "질문한 임대차 상황에 관련 법 조항을 적용해 판단"
+
+
+def _loan_simulation_task(entities: QueryEntities, market_scope: str) -> str:
+    basis = _price_text(entities) or (f"{market_scope} 시세" if market_scope else "")
+    if basis:
+        return f"{basis} 기준 대출 가능 금액·월 상환액 계산"
+    return "대출 한도·금리 조건 비교 계산"
+
+
+def _lease_task(entities: QueryEntities, after_search: bool) -> str:
+    deal = _DEAL_LABEL.get(entities.deal_type or "", "")
+    basis = "조회한 매물 기준" if after_search else ""
+    return _join(basis, deal, "주택임대차 표준계약서 초안 작성(빈 항목은 사용자에게 확인)")
+
+
+# ---- steps, strategy, estimate -------------------------------------------------------------------------
+
+
+def build_steps(
+    kinds: list[StepKind], query: str, entities: QueryEntities, intent: Intent, extra: dict[str, object]
+) -> list[PlanStep]:
+    planned = {kind.step_id for kind in kinds}
+    return [
+        make_step(
+            kind.step_id,
+            kind.team,
+            task_for(kind.step_id, query, entities, intent, planned),
+            kind.focus,
+            [r for r in kind.reads if r in planned],
+            query,
+            entities,
+            extra,
+        )
+        for kind in kinds
+    ]
+
+
+def make_step(
+    step_id: str,
+    team: Team,
+    task: str,
+    focus: Iterable[StepFocus],
+    depends_on: list[str],
+    query: str,
+    entities: QueryEntities,
+    extra: dict[str, object] | None = None,
+) -> PlanStep:
+    """A step with the house's inputs: the query, its focus list and the entities, plus `extra`."""
+    inputs = {
+        "query": query,
+        "focus": [StepFocus(f).value for f in focus],
+        "entities": entities.model_dump(mode="json", exclude_defaults=True),
+        **(extra or {}),
+    }
+    return PlanStep(
+        step_id=step_id,
+        team=team,
+        task=task[:200],
+        inputs=inputs,
+        depends_on=depends_on,
+        timeout_s=TEAM_TIMEOUT_S[team],
+    )
+
+
+def strategy_of(steps: list[PlanStep]) -> Strategy:
+    """sequential for none, one, or a single chain; parallel when no step waits for another; else dag."""
+    edges = sum(len(s.depends_on) for s in steps)
+    if len(steps) <= 1:
+        return "sequential"
+    if edges == 0:
+        return "parallel"
+    dependents: dict[str, int] = {}
+    for step in steps:
+        for dep in step.depends_on:
+            dependents[dep] = dependents.get(dep, 0) + 1
+    single_chain = (
+        edges == len(steps) - 1
+        and all(len(s.depends_on) <= 1 for s in steps)
+        and all(n <= 1 for n in dependents.values())
+    )
+    return "sequential" if single_chain else "dag"
+
+
+def estimated_seconds(steps: list[PlanStep]) -> float:
+    """The critical path: each step's team figure plus the longest of its dependencies."""
+    finish: dict[str, float] = {}
+    for step in steps:  # valid plans list every dependency first
+        before = max((finish.get(dep, 0.0) for dep in step.depends_on), default=0.0)
+        finish[step.step_id] = before + TEAM_SECONDS[step.team]
+    return max(finish.values(), default=0.0)
+
+
+def validate_steps(steps: list[PlanStep]) -> list[str]:
+    """What is wrong with a list of steps: repeated ids, a focus its team does not do, a dependency on
+    itself, on an unknown step or on a later one (steps are run-ordered), a cycle. Empty when valid."""
+    errors: list[str] = []
+    seen: set[str] = set()
+    known = {s.step_id for s in steps}
+    for step in steps:
+        if step.step_id in seen:
+            errors.append(f"step id {step.step_id!r} is used twice")
+        errors += _focus_errors(step)
+        for dep in step.depends_on:
+            if dep == step.step_id:
+                errors.append(f"{step.step_id!r} depends on itself")
+            elif dep not in known:
+                errors.append(f"{step.step_id!r} depends on unknown step {dep!r}")
+            elif dep not in seen:
+                errors.append(f"{step.step_id!r} depends on {dep!r}, which comes after it")
+        seen.add(step.step_id)
+    cycle = find_cycle(steps)
+    if cycle:
+        errors.append("dependency cycle: " + " -> ".join(cycle))
+    return errors
+
+
+def _focus_errors(step: PlanStep) -> list[str]:
+    focus = step.inputs.get("focus", [])
+    if not isinstance(focus, list):
+        return [f"{step.step_id!r}: focus must be a list"]
+    allowed = {f.value for f in TEAM_FOCUS[step.team]}
+    return [
+        f"{step.step_id!r}: team {step.team.value} does not do focus {f!r}" for f in focus if f not in allowed
+    ]
+
+
+def find_cycle(steps: list[PlanStep]) -> list[str]:
+    """One dependency cycle as a list of ids (first id repeated at the end), or [] when there is none."""
+    graph = {s.step_id: [d for d in s.depends_on] for s in steps}
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        state[node] = 1
+        for dep in graph.get(node, []):
+            if state.get(dep) == 1:
+                return path[path.index(dep) :] + [dep] if dep in path else [node, dep]
+            if dep in graph and dep not in state:
+                found = visit(dep, path + [dep])
+                if found:
+                    return found
+        state[node] = 2
+        return []
+
+    for node in graph:
+        if node not in state:
+            found = visit(node, [node])
+            if found:
+                return found
+    return []
