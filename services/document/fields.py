@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.document.dates import DATE, DateError, find_dates, parse_date, term_end, term_months
 from services.document.money import AmountError, parse_won
@@ -165,7 +165,7 @@ def collect_fields(
     """The contract's fields from every source, and the answers that could not be read (field -> why)."""
     merged: dict[str, Any] = listing_fields(dependency_results or {})
     for text in [*previous_queries, query]:
-        _merge(merged, fields_from_text(text))
+        _merge(merged, {k: v for k, v in fields_from_text(text).items() if _is_valid(k, v)})
     answered, problems = fields_from_answers(answers or {})
     merged.update(answered)  # an answer replaces what was said before, 특약사항 included
     return resolve_term(LeaseFields.model_validate(merged)), problems
@@ -191,6 +191,8 @@ def listing_fields(dependency_results: Mapping[str, Mapping[str, Any]]) -> dict[
     """The address (and area, when the listing has one) of the first listing an earlier step found."""
     for result in dependency_results.values():
         for row in result.get("listings") or []:
+            if not all(row.get(part) for part in ("gu", "dong", "name")):
+                continue
             found: dict[str, Any] = {"address": f"서울특별시 {row['gu']} {row['dong']} {row['name']}"}
             if row.get("area_min_m2") and row.get("area_min_m2") == row.get("area_max_m2"):
                 found["area_m2"] = row["area_min_m2"]
@@ -340,16 +342,30 @@ def fields_from_answers(answers: Mapping[str, Any]) -> tuple[dict[str, Any], dic
         if name not in LeaseFields.model_fields or not text:
             continue
         try:
-            found.update(read_answer(name, text))
+            values = read_answer(name, text)
         except (AmountError, DateError, ValueError) as unreadable:
             problems[name] = str(unreadable)
+            continue
+        if all(_is_valid(k, v) for k, v in values.items()):
+            found.update(values)
+        else:
+            problems[name] = f"올바른 값이 아닙니다: {text!r}"
     return found, problems
+
+
+def _is_valid(name: str, value: Any) -> bool:
+    """A value the model accepts (매월 40일 or 0㎡ is read, then refused here, never stored)."""
+    try:
+        LeaseFields.model_validate({name: value})
+    except ValidationError:
+        return False
+    return True
 
 
 def read_answer(name: str, text: str) -> dict[str, Any]:
     if name.endswith("_won"):
         return {name: parse_won(text)}
-    if name == "term_end":
+    if name in ("term_end", "term_months"):
         return _term_end_answer(text)
     if name.endswith("_date") or name == "term_start":
         return {name: parse_date(text)}

@@ -83,10 +83,11 @@ def lease_work(pool: AsyncConnectionPool, statutes: Mapping[str, Citation]) -> T
 
 def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> LeaseDraft:
     _refuse_other_documents(step)
+    answers = step.inputs.get("answers")
     fields, unreadable = collect_fields(
         step.query,
-        previous_queries=[str(q) for q in step.inputs.get("previous_queries", [])],
-        answers=step.inputs.get("answers") or {},
+        previous_queries=[str(q) for q in step.inputs.get("previous_queries") or []],
+        answers=answers if isinstance(answers, Mapping) else {},
         dependency_results=step.dependency_results,
     )
     review = review_lease(fields)

@@ -107,6 +107,14 @@ def test_impossible_dates_are_not_read() -> None:
     assert "term_start" not in fields_from_text("2025년 2월 30일부터 2년")
 
 
+def test_values_out_of_range_are_dropped_from_text_and_reported_from_answers() -> None:
+    fields, problems = collect_fields(
+        "월세 50만원 매월 40일, 면적 0㎡", answers={"rent_day": "45", "term_months": "0"}
+    )
+    assert fields.rent_day is None and fields.area_m2 is None
+    assert set(problems) == {"rent_day", "term_months"}
+
+
 def test_answers_override_and_are_parsed_by_field() -> None:
     fields, problems = collect_fields(
         "보증금 3억, 2025년 3월 1일부터 2년",
