@@ -116,6 +116,8 @@ TRAILING = re.compile(r"\s*(?:입니다|이고|이며|이다|이에요|예요|�
 # Particles after a name; 은/이/과/와 end many names too (김지은), so they go only from long tokens.
 NAME_SUFFIX = re.compile(r"(?:씨|님|이고|이며|입니다|이다|이에요|는|가)$")
 LONG_NAME_SUFFIX = re.compile(r"(?:과|와|이|은)$")
+# A word after 임차인 ending like this is the sentence going on ('임차인이 반려동물을 ...'), not a name.
+NOT_A_NAME_ENDING = re.compile(r"(?:을|를|에|에서|의|도|로|만|께|하고|해서|면|요|다)$")
 NOT_NAMES = {
     "정보",
     "성명",
@@ -245,9 +247,9 @@ def _person_name(words: str) -> str | None:
     token = words.split()[0] if words.split() else ""
     name = NAME_SUFFIX.sub("", token)
     name = LONG_NAME_SUFFIX.sub("", name) if len(name) > 3 else name
-    if 2 <= len(name) <= 5 and re.fullmatch(r"[가-힣]+", name) and name not in NOT_NAMES:
-        return name
-    return None
+    if not (2 <= len(name) <= 4 and re.fullmatch(r"[가-힣]+", name)):
+        return None
+    return None if name in NOT_NAMES or NOT_A_NAME_ENDING.search(name) else name
 
 
 def _take_special_terms(text: str, found: dict[str, Any]) -> str:

@@ -94,6 +94,8 @@ def test_other_parties_words() -> None:
         "전세 계약서 써줘",
         "안녕하세요",
         "임대인 정보는 나중에 줄게요",  # 정보 is not a name
+        "임차인이 반려동물을 키워도 되나요",
+        "임대인 측에서 원하면 임차인이 원하면",
         "보증금은 아직 몰라요",
         "강남구 아파트",  # too vague to be the home's address
     ],
