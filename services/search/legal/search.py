@@ -116,7 +116,7 @@ class LegalIndex:
         refs = self.citations.parse(query)
         cited = [i for ref in refs for i in self._cited(ref) if allowed[i]]
         laws_named = self.citations.laws_named(query)
-        terms = self.analyzer.terms(" ".join([query, *laws_named]))
+        terms = self.analyzer.terms(" ".join([query, *laws_named, *_statute_words(query)]))
         scores = self._scores(terms)
         ranked = [i for i in np.argsort(-scores, kind="stable") if allowed[i] and scores[i] > 0]
         order = list(dict.fromkeys([*cited, *ranked]))[:limit]
@@ -175,6 +175,23 @@ class LegalIndex:
             matched_terms=matched,
             exact_citation=cited,
         )
+
+
+# People ask in everyday words; statutes use their own. 전세금 in a question is a lease deposit
+# (보증금 of 주택임대차보호법), while the statute word 전세금 belongs to 전세권 registration (부동산등기법).
+EVERYDAY_TO_STATUTE = {
+    "전세금": "임대차 보증금",
+    "전세": "임대차",
+    "월세": "차임",
+    "집주인": "임대인",
+    "세입자": "임차인",
+    "인상": "증액",
+    "복비": "중개보수",
+}
+
+
+def _statute_words(query: str) -> list[str]:
+    return [statute for everyday, statute in EVERYDAY_TO_STATUTE.items() if everyday in query]
 
 
 def _view(documents: list[list[str]], prefix: str) -> list[list[str]]:

@@ -1,0 +1,117 @@
+"""The search service against real Postgres and NATS: seeding, and StepStarted -> StepCompleted."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from contracts import new_envelope
+from contracts.supervisor import StepStarted
+from contracts.values import Team
+from services.platform.consumer import Consumer
+from services.platform.publisher import Publisher
+from services.platform.team import team_subscription
+from services.search.__main__ import load_legal_index
+from services.search.seed import SEED_DIR, seed_all
+from services.search.service import search_work
+from services.search.tools import SearchContext, default_tools
+from tests.integration.bus_helpers import running, wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def file_rows() -> dict[str, int]:
+    with (SEED_DIR / "legal" / "corpus.jsonl").open(encoding="utf-8") as f:
+        articles = sum(1 for line in f if line.strip())
+    counts = {"legal_articles": articles}
+    for table, name in (("complexes", "complexes.csv"), ("one_rooms", "one_rooms.csv")):
+        with (SEED_DIR / "listings" / name).open(encoding="utf-8", newline="") as f:
+            counts[table] = sum(1 for _ in csv.DictReader(f))
+    return counts
+
+
+async def table_digest(pool, table: str) -> str:
+    async with pool.connection() as conn:
+        row = await (
+            await conn.execute(f"SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS d FROM {table} t")
+        ).fetchone()
+    return row["d"]
+
+
+async def test_seeding_loads_every_row_and_reseeding_changes_nothing(pool) -> None:
+    async with pool.connection() as conn:
+        counts = await seed_all(conn)
+    assert counts == file_rows()
+    before = {t: await table_digest(pool, t) for t in counts}
+    written: dict[str, int] = {}
+    async with pool.connection() as conn:
+        again = await seed_all(conn, lambda table, rows, w: written.__setitem__(table, w))
+    assert again == counts
+    assert written == dict.fromkeys(counts, 0)
+    assert {t: await table_digest(pool, t) for t in counts} == before
+    async with pool.connection() as conn:
+        row = await (
+            await conn.execute("SELECT schools FROM complexes WHERE complex_id = '146479'")
+        ).fetchone()
+    assert row["schools"][0] == "서울구룡초등학교" and len(row["schools"]) == 8
+
+
+async def broken_listing_search(ctx, step):
+    raise ConnectionError("listing read model unavailable")
+
+
+def started(run: str, query: str, focus: list[str]):
+    event = StepStarted(
+        run_id=run,
+        step_id="search-1",
+        team=Team.SEARCH,
+        task="법령 검색",
+        inputs={"query": query, "focus": focus},
+        timeout_s=30,
+    )
+    return new_envelope(event, stream_id=f"run-{run}", correlation_id=run, session_id="s")
+
+
+async def test_step_started_to_step_completed_over_nats_with_failure_isolation(store, nc, infra) -> None:
+    async with store.pool.connection() as conn:
+        await seed_all(conn)
+    ctx = SearchContext(pool=store.pool, legal=await load_legal_index(store.pool))
+    tools = {**default_tools(), "listing_search": broken_listing_search}
+    consumer = Consumer(
+        team_subscription(Team.SEARCH, search_work(ctx, tools)), store.pool, nc.jetstream(), infra
+    )
+    await store.append([started("legal", "전세금 5% 인상 제한이 언제까지인가요?", ["legal"])])
+    await store.append([started("mixed", "임대차보호법 6조의3 계약갱신 요구", ["legal", "listings"])])
+
+    async def completed(run: str):
+        return [
+            r.event() for r in await store.read_correlation(run) if r.envelope.event_type == "StepCompleted"
+        ]
+
+    async with running(Publisher(store.pool, nc.jetstream(), infra), consumer):
+        await wait_until(lambda: _both(completed), timeout=60, what="two StepCompleted")
+
+    (legal,) = await completed("legal")
+    laws = {c["law"] for c in legal.result["citations"]}
+    assert "주택임대차보호법" in laws and legal.result["citations"][0]["law"].startswith("주택임대차보호법")
+    assert "시행" in legal.result["citations"][0]["title"]
+    assert legal.result["data"]["legal_hits"][0]["why"]
+
+    (mixed,) = await completed("mixed")
+    assert mixed.result["citations"][0]["article_id"] == "주택임대차보호법/제6조의3"
+    assert list(mixed.result["failed_tools"]) == ["listing_search"]
+    decisions = [
+        r.event()
+        for r in await store.read_correlation("mixed")
+        if r.envelope.event_type == "ToolDecisionRecorded"
+    ]
+    (decision,) = decisions
+    assert decision.selected_tools == ["legal_search", "listing_search"]
+    outcome = json.loads(decision.outcome)
+    assert outcome["legal_search"]["ok"] and not outcome["listing_search"]["ok"]
+
+
+async def _both(completed) -> bool:
+    return bool(await completed("legal")) and bool(await completed("mixed"))
