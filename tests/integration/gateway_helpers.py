@@ -14,13 +14,16 @@ from typing import Any
 import httpx
 import uvicorn
 import websockets
+from fastapi import FastAPI
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import Envelope
+from contracts.supervisor import PlanApprovalRequested, RunFailed
 from contracts.values import PlanStep, Team
 from services.gateway.app import create_app, server_config
 from services.gateway.settings import GatewaySettings
 from services.platform.eventstore import EventStore, Recorded
+from services.platform.wakeup import StoreWakeup
 from services.projector.runner import Projector
 from tests.integration.bus_helpers import wait_until
 from tests.integration.test_projector import Script
@@ -35,6 +38,7 @@ RECEIVE_TIMEOUT_S = 15.0
 class Gateway:
     http_url: str
     ws_url: str
+    app: FastAPI
 
     def socket_url(self, session_id: str, token: str, after_position: int | None = None) -> str:
         url = f"{self.ws_url}/ws/{session_id}?token={token}"
@@ -56,7 +60,7 @@ async def serving(pool: AsyncConnectionPool, nats_url: str, **overrides: Any) ->
             if task.done():
                 task.result()
             await asyncio.sleep(0.02)
-        yield Gateway(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}")
+        yield Gateway(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", app)
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 15)
@@ -139,3 +143,59 @@ def script_for(query: Recorded) -> tuple[Script, Envelope]:
     """A Script continuing the run that `query` (a QueryReceived the gateway recorded) began."""
     run_id = query.envelope.correlation_id
     return Script(run_id, query.envelope.session_id), query.envelope
+
+
+class SimulatedServices:
+    """The planner, supervisor and teams as one stand-in: each QueryReceived gets a plan, two steps and an
+    answer (after approval when asked for); a query containing FAIL_WORD ends in RunFailed instead."""
+
+    FAIL_WORD = "실패"
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.cursor = 0
+        self.waiting_for_approval: dict[str, tuple[Script, bool]] = {}
+
+    async def run(self, stop: asyncio.Event) -> None:
+        async with StoreWakeup(self.store.pool.conninfo) as wakeup:
+            while not stop.is_set():
+                for record in await self.store.read_all(self.cursor):
+                    self.cursor = record.position
+                    await self.react(record)
+                await wakeup.wait(stop, 0.2)
+
+    async def react(self, record: Recorded) -> None:
+        kind, run_id, data = record.envelope.event_type, record.envelope.correlation_id, record.envelope.data
+        if kind == "QueryReceived":
+            script, query = script_for(record)
+            failing = self.FAIL_WORD in data["query"]
+            plan = script.planned(query, SEARCH, LEGAL, strategy="parallel")
+            if data["options"]["require_approval"]:
+                self.waiting_for_approval[run_id] = (script, failing)
+                await self.store.append(
+                    [plan, script.add(PlanApprovalRequested(run_id=run_id, steps=[SEARCH, LEGAL]), plan)]
+                )
+            else:
+                await self.store.append([plan, *self.execution(script, plan, failing)])
+        elif kind == "PlanApproved" and run_id in self.waiting_for_approval:
+            script, failing = self.waiting_for_approval.pop(run_id)
+            await self.store.append(self.execution(script, record.envelope, failing))
+
+    def execution(self, script: Script, cause: Envelope, failing: bool) -> list[Envelope]:
+        search, legal = script.started(SEARCH, cause), script.started(LEGAL, cause)
+        found, cited = script.completed(SEARCH, search), script.completed(LEGAL, legal)
+        if failing:
+            failure = RunFailed(run_id=script.run_id, code="upstream_unavailable", reason="테스트 실패")
+            return [search, legal, found, script.add(failure, cited)]
+        return [search, legal, found, cited, script.answered(cited)]
+
+
+@contextlib.asynccontextmanager
+async def simulated_services(store: EventStore) -> AsyncIterator[None]:
+    stop = asyncio.Event()
+    task = asyncio.create_task(SimulatedServices(store).run(stop))
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)

@@ -4,15 +4,19 @@ events, bad frames, health, and `jipsa ask`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+import typer
 import websockets
 from psycopg_pool import AsyncConnectionPool
+from typer.testing import CliRunner
 
 from contracts.supervisor import PlanApprovalRequested
+from services.gateway import ask as ask_command
 from services.platform.eventstore import EventStore
 from services.platform.servers import free_port
 from tests.integration.gateway_helpers import (
@@ -27,6 +31,7 @@ from tests.integration.gateway_helpers import (
     projecting,
     script_for,
     serving,
+    simulated_services,
 )
 from tests.servers import ServerUrls
 
@@ -276,3 +281,37 @@ async def test_healthz(gateway: Gateway, store: EventStore, pool: AsyncConnectio
             sick = await http.get("/healthz")
     assert sick.status_code == 503
     assert sick.json()["postgres"] == "ok" and sick.json()["nats"] != "ok"
+
+
+def jipsa_ask(gateway: Gateway, *args: str):
+    app = typer.Typer()
+    app.command()(ask_command.ask)
+    return CliRunner().invoke(app, [*args, "--url", gateway.http_url, "--timeout", "30"])
+
+
+async def test_jipsa_ask_json(gateway: Gateway, store: EventStore) -> None:
+    async with simulated_services(store):
+        # The command runs its own event loop, so it runs in a thread of its own.
+        answered = await asyncio.to_thread(
+            jipsa_ask, gateway, "강남구 아파트 전세 시세", "--json", "--approve"
+        )
+        failed = await asyncio.to_thread(jipsa_ask, gateway, "실패할 질문", "--json")
+        shown = await asyncio.to_thread(jipsa_ask, gateway, "화면으로 보여줘")
+
+    assert answered.exit_code == 0, answered.output
+    result = json.loads(answered.stdout)
+    assert set(result) == {"run_id", "session_id", "intent", "plan", "response", "events"}
+    assert result["intent"] == {"type": "RISK_ANALYSIS", "confidence": 0.86, "entities": {}}
+    assert result["plan"]["strategy"] == "parallel"
+    assert [(s["step_id"], s["status"]) for s in result["plan"]["steps"]] == [
+        ("search", "completed"),
+        ("legal", "completed"),
+    ]
+    assert result["response"]["type"] == "answer" and result["response"]["answer"].startswith("강남구")
+    # QueryReceived, PlanReady, PlanApprovalRequested, PlanApproved, 2 StepStarted, 2 StepCompleted,
+    # ResponseReady
+    assert result["events"] == 9
+    assert failed.exit_code == 1, failed.output
+    assert json.loads(failed.stdout)["response"]["type"] == "error"
+    assert shown.exit_code == 0, shown.output
+    assert "계획" in shown.stdout and "답변 (answer)" in shown.stdout

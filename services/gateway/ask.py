@@ -1,0 +1,212 @@
+"""`jipsa ask "강남구 아파트 전세 시세"`: ask through a running gateway and watch the run in the terminal.
+
+It creates a session, opens the session's WebSocket, sends the query, shows the plan, the todos moving
+(a live table) and the answer; `--json` prints one JSON object instead. Exit status: 0 for an answer or
+guidance, 1 when the run ended in error, 2 when the gateway cannot be reached, 3 on timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import httpx
+import typer
+import websockets
+from rich.console import Console, Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+RUN_ENDED_IN_ERROR, GATEWAY_UNREACHABLE, TIMED_OUT = 1, 2, 3
+STATUS_MARKS = {"pending": "·", "in_progress": "▶", "completed": "✔", "failed": "✘", "skipped": "↷"}
+
+
+class Refused(Exception):
+    """The gateway refused the query (too long, empty...)."""
+
+
+@dataclass
+class RunView:
+    """What the person has been told about their run so far: a fold over the server's messages."""
+
+    run_id: str | None = None
+    plan: dict[str, Any] | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    progress_pct: int = 0
+    response: dict[str, Any] | None = None
+
+    def apply(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "planning_start" and self.run_id is None:
+            self.run_id = message["run_id"]
+        if message.get("run_id") != self.run_id:
+            return  # a message about another run of the session (another terminal's)
+        if kind == "plan_ready":
+            self.plan, self.steps = message, message["execution_steps"]
+        elif kind in ("interrupt_request", "execution_start", "todo_updated"):
+            self.steps = message["execution_steps"]
+            self.progress_pct = message.get("progress_pct", self.progress_pct)
+        elif kind == "final_response":
+            self.response = message["response"]
+
+    @property
+    def failed(self) -> bool:
+        return self.response is not None and self.response["type"] == "error"
+
+
+def summary(view: RunView, session_id: str, events: int) -> dict[str, Any]:
+    """The `--json` object."""
+    plan = view.plan or {}
+    response = view.response or {"type": "error", "content": "", "data": {}}
+    data = response["data"]
+    metadata = data.get("metadata", {})
+    return {
+        "run_id": view.run_id,
+        "session_id": session_id,
+        "intent": {
+            "type": plan.get("intent"),
+            "confidence": plan.get("confidence"),
+            "entities": plan.get("entities", {}),
+        },
+        "plan": {
+            "strategy": plan.get("strategy"),
+            "steps": [
+                {k: step[k] for k in ("step_id", "team", "task", "depends_on", "status")}
+                for step in view.steps
+            ],
+        },
+        "response": {
+            "type": response["type"],
+            "answer": response["content"],
+            "citations": data.get("citations", []),
+            "listings": data.get("listings", []),
+            # The supervisor may group the numbers an answer rests on under "figures"; else all metadata.
+            "figures": metadata.get("figures", metadata),
+            "documents": data.get("documents", []),
+        },
+        "events": events,
+    }
+
+
+class Screen:
+    """The terminal display: the plan once, a live todo table, the answer. Silent for `--json`."""
+
+    def __init__(self, console: Console | None) -> None:
+        self.console = console
+        self.live: Live | None = None
+
+    def show(self, view: RunView, message: dict[str, Any]) -> None:
+        if self.console is None or message.get("run_id") != view.run_id:
+            return
+        kind = message["type"]
+        if kind == "plan_ready":
+            self.console.print(_plan_panel(message))
+            self.live = Live(_todo_table(view), console=self.console, transient=False, auto_refresh=False)
+            self.live.start()
+        elif kind in ("execution_start", "todo_updated") and self.live:
+            self.live.update(_todo_table(view), refresh=True)
+        elif kind == "interrupt_request":
+            self.console.print(f"[yellow]{message['message']}[/]")
+        elif kind == "final_response":
+            self.close()
+            self.console.print(_answer_panel(message["response"]))
+
+    def close(self) -> None:
+        if self.live:
+            self.live.stop()
+            self.live = None
+
+
+def _plan_panel(plan: dict[str, Any]) -> Panel:
+    lines = [
+        f"의도 {plan['intent']} ({plan['confidence']:.0%}) · 전략 {plan['strategy']} · {plan['mode']}",
+        *[f"{i}. [{s['team']}] {s['task']}" for i, s in enumerate(plan["execution_steps"], 1)],
+    ]
+    return Panel(Text("\n".join(lines)), title="계획")
+
+
+def _todo_table(view: RunView) -> Group:
+    table = Table(show_header=True, header_style="bold")
+    for column in ("", "단계", "팀", "할 일", "결과"):
+        table.add_column(column)
+    for step in view.steps:
+        outcome = step.get("summary") or step.get("error") or ""
+        mark = STATUS_MARKS.get(step["status"], "?")
+        table.add_row(mark, step["step_id"], step["team"], Text(step["task"]), Text(outcome))
+    return Group(table, ProgressBar(total=100, completed=view.progress_pct), Text(f"{view.progress_pct}%"))
+
+
+def _answer_panel(response: dict[str, Any]) -> Panel:
+    data = response["data"]
+    lines = [response["content"]]
+    lines += [f"· {c['law']} {c['article']}" for c in data.get("citations", [])]
+    if data.get("listings"):
+        lines.append(f"매물 {len(data['listings'])}건")
+    if data.get("failed_steps"):
+        lines.append(f"실패한 단계: {', '.join(data['failed_steps'])}")
+    style = "red" if response["type"] == "error" else "green"
+    return Panel(Text("\n".join(lines)), title=f"답변 ({response['type']})", border_style=style)
+
+
+async def converse(url: str, query: str, approve: bool, screen: Screen) -> tuple[RunView, str, int]:
+    """One question, start to answer: (what was told, the session id, how many events the run has)."""
+    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+        session = (await http.post("/api/sessions")).raise_for_status().json()
+        view = RunView()
+        socket_url = f"{url.replace('http', 'ws', 1)}/ws/{session['session_id']}?token={session['token']}"
+        async with websockets.connect(socket_url) as socket:
+            await socket.send(json.dumps({"type": "query", "query": query, "require_approval": approve}))
+            async for raw in socket:
+                message = json.loads(raw)
+                if message["type"] == "error":
+                    raise Refused(message["code"], message["message"])
+                view.apply(message)
+                screen.show(view, message)
+                if message["type"] == "interrupt_request" and message["run_id"] == view.run_id and approve:
+                    await socket.send(
+                        json.dumps({"type": "interrupt_response", "run_id": view.run_id, "action": "approve"})
+                    )
+                if view.response is not None:
+                    break
+        headers = {"Authorization": f"Bearer {session['token']}"}
+        events = (
+            (await http.get(f"/api/runs/{view.run_id}/events", headers=headers)).raise_for_status().json()
+        )
+    return view, session["session_id"], len(events["events"])
+
+
+def ask(
+    query: Annotated[str, typer.Argument(help="the question, e.g. 강남구 아파트 전세 시세")],
+    url: Annotated[str, typer.Option(envvar="JIPSA_GATEWAY_URL", help="the gateway")] = DEFAULT_URL,
+    approve: Annotated[bool, typer.Option("--approve", help="ask for plan approval and approve it")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object, nothing else")] = False,
+    timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the answer")] = 120.0,
+) -> None:
+    """Ask Jipsa a question and watch it being answered."""
+    console = Console(stderr=True)
+    screen = Screen(None if as_json else Console())
+    try:
+        view, session_id, events = asyncio.run(
+            asyncio.wait_for(converse(url.rstrip("/"), query, approve, screen), timeout)
+        )
+    except TimeoutError:
+        console.print(f"[red]no answer within {timeout:g} s[/]")
+        raise typer.Exit(TIMED_OUT) from None
+    except Refused as refused:
+        console.print(f"[red]the gateway refused the question: {refused.args[1]}[/]")
+        raise typer.Exit(RUN_ENDED_IN_ERROR) from None
+    except (httpx.HTTPError, OSError, websockets.WebSocketException) as unreachable:
+        console.print(f"[red]cannot talk to the gateway at {url}: {unreachable}[/]")
+        raise typer.Exit(GATEWAY_UNREACHABLE) from None
+    finally:
+        screen.close()
+    if as_json:
+        print(json.dumps(summary(view, session_id, events), ensure_ascii=False, indent=2))
+    if view.failed:
+        raise typer.Exit(RUN_ENDED_IN_ERROR)
