@@ -1,4 +1,7 @@
+"""`python -m services.analysis`: answer the analysis team's steps until SIGTERM/SIGINT."""
+
 from services.analysis.service import build
 from services.platform.service import main
 
-main("analysis", build)
+if __name__ == "__main__":
+    main("analysis", build)
