@@ -32,7 +32,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import nats.errors
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -131,7 +130,7 @@ class Consumer:
         while not stop.is_set():
             try:
                 msgs = await pull.fetch(self.policy.fetch_batch, timeout=1.0)
-            except nats.errors.TimeoutError:
+            except TimeoutError:  # nats' own, or asyncio's on some server versions (seen with 2.9)
                 idle += 1
                 if idle % 5 == 0:  # a consumer wiped with NATS's storage only ever times out: look for it
                     await self.js.consumer_info(self.settings.stream_name, self.durable)
