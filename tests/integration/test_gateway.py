@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 
 import httpx
@@ -19,6 +23,8 @@ from contracts.supervisor import PlanApprovalRequested
 from services.gateway import ask as ask_command
 from services.platform.eventstore import EventStore
 from services.platform.servers import free_port
+from services.platform.settings import REPO_ROOT
+from tests.integration.bus_helpers import wait_until
 from tests.integration.gateway_helpers import (
     LEGAL,
     SEARCH,
@@ -315,3 +321,30 @@ async def test_jipsa_ask_json(gateway: Gateway, store: EventStore) -> None:
     assert json.loads(failed.stdout)["response"]["type"] == "error"
     assert shown.exit_code == 0, shown.output
     assert "계획" in shown.stdout and "답변 (answer)" in shown.stdout
+
+
+async def test_module_serves_until_sigterm(database_url: str, server_urls: ServerUrls) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "NATS_URL": server_urls.nats_url,
+        "JIPSA_PORT": str(port),
+    }
+    gateway = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO_ROOT, env=env)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+
+            async def healthy() -> bool:
+                try:
+                    return (await http.get("/healthz")).status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            await wait_until(healthy, what="the gateway's /healthz")
+        gateway.send_signal(signal.SIGTERM)
+        # uvicorn shuts down gracefully, then re-raises the signal so a supervisor sees how it ended.
+        assert await asyncio.to_thread(gateway.wait, 15) in (0, -signal.SIGTERM)
+    finally:
+        if gateway.poll() is None:
+            gateway.kill()
