@@ -17,6 +17,9 @@ from contracts.values import StepFocus
 from services.platform.team import StepWork
 from services.search.legal import LegalIndex
 from services.search.legal.tool import legal_search
+from services.search.listings import listing_search
+from services.search.loans import loan_products
+from services.search.market import market_stats
 
 
 @dataclass(frozen=True)
@@ -31,9 +34,13 @@ Tool = Callable[[SearchContext, StepWork], Awaitable[StepResult]]
 
 
 def default_tools() -> dict[str, Tool]:
-    """Every tool of the search team, by name: the one place a tool is registered. The listing,
-    market and loan tools (listings.py, market.py, loans.py) plug in here as one entry each."""
-    return {"legal_search": legal_search}
+    """Every tool of the search team, by name: the one place a tool is registered."""
+    return {
+        "legal_search": legal_search,
+        "listing_search": listing_search,
+        "market_stats": market_stats,
+        "loan_products": loan_products,
+    }
 
 
 # Which tool serves each focus the planner may set (contracts.values.StepFocus).
