@@ -47,8 +47,10 @@ class Places:
 class Gazetteer:
     """Finds places in text. Built once (its patterns compile here) and shared: it is never changed."""
 
-    def __init__(self, dong_gu: Mapping[str, str], stations: Iterable[str], gu: Iterable[str] = SEOUL_GU):
-        self.dong_gu = dict(dong_gu)  # 동 -> its 구
+    def __init__(
+        self, dong_gu: Mapping[str, str | None], stations: Iterable[str], gu: Iterable[str] = SEOUL_GU
+    ):
+        self.dong_gu = dict(dong_gu)  # 동 -> its 구, None when the 동 name is found in several 구
         self.stations = frozenset(stations)
         self.gu = tuple(gu)
         self._patterns = self._compile()
@@ -65,8 +67,9 @@ class Gazetteer:
         places: dict[str, list[str]] = {"gu": [], "dong": [], "station": []}
         for _, kind, name in sorted(found):
             _add(places[kind], name)
-            if kind == "dong" and name in self.dong_gu:
-                _add(places["gu"], self.dong_gu[name])
+            gu_of_dong = self.dong_gu.get(name) if kind == "dong" else None
+            if gu_of_dong:
+                _add(places["gu"], gu_of_dong)
         return Places(gu=places["gu"], dong=places["dong"], stations=places["station"])
 
     def _compile(self) -> list[tuple[str, re.Pattern[str], str]]:
@@ -104,7 +107,7 @@ def read_gazetteer(paths: tuple[Path, ...]) -> Gazetteer:
                 if (row.get("subway_station") or "").endswith("역"):
                     stations.add(row["subway_station"])
     # A dong found in two 구 implies neither.
-    dong_gu = {dong: next(iter(gus)) for dong, gus in dong_gus.items() if len(gus) == 1}
+    dong_gu = {dong: next(iter(gus)) if len(gus) == 1 else None for dong, gus in dong_gus.items()}
     return Gazetteer(dong_gu, stations)
 
 

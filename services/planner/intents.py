@@ -102,7 +102,7 @@ SIGNALS = _signals(
         1,
         r"가능한가|가능한지|되나요|될까요|어떻게\s*(?:하|해)|언제까지|만료|만기",
     ),
-    (Topic.RENT_CHANGE, I.LEGAL_CONSULT, 3, r"인상|증액|올려|올리|올린|(?<!확)인하|감액|깎|전환\s*율|전환율"),
+    (Topic.RENT_CHANGE, I.LEGAL_CONSULT, 3, r"인상|증액|올[려리린릴]|(?<!확)인하|감액|깎|전환\s*율|전환율"),
     (
         Topic.RENT_CHANGE,
         I.LEGAL_CONSULT,
@@ -210,7 +210,7 @@ _DOMAINS = (
 
 _CLAUSE_BREAK = re.compile(r"(?<=[가-힣])고\s+|그리고|그리고\s*나서|및|또한|[,.?!;\n]+")
 _HOUSING_WORDS = re.compile(
-    r"집(?!사)|부동산|이사|동네|주거|거주|살\s*곳|방\s*(?:구|보러|얻)|매물|임대|임차|계약"
+    r"집(?!사)|부동산|이사|동네|주거|거주|살\s*곳|방\s*(?:구|보러|얻)|매물|임대|임차|계약|보증금|관리비"
     r"|house|home|rent|real estate",
     re.IGNORECASE,
 )
@@ -236,11 +236,6 @@ def clause_topics(clause: str, entities: QueryEntities) -> set[Topic]:
         totals[hit.signal.topic] += hit.signal.weight if hit.signal.intent else DECIDING_WEIGHT
     totals[Topic.MARKET] += _listing_words(clause, entities)
     return {topic for topic, total in totals.items() if total >= DECIDING_WEIGHT}
-
-
-def has_own_request(text: str) -> bool:
-    """True when the text carries a word that settles a question by itself (시세, 대출, 계약서 …)."""
-    return any(h.signal.intent and h.signal.weight >= DECIDING_WEIGHT for h in find_hits(text))
 
 
 def is_small_talk(query: str) -> bool:
@@ -330,6 +325,11 @@ def _confidence(top: float, runner_up: float) -> float:
     lead = (top - runner_up) / top if top > 0 else 0.0
     strength = 1 - math.exp(-top / 3)
     return min(0.95, 0.35 + 0.75 * lead * strength)
+
+
+def split_clauses(text: str) -> list[str]:
+    """The clauses of a question: "시세 알려주고 계약서 작성해줘" -> ["시세 알려주", "계약서 작성해줘"]."""
+    return [text[start:end] for start, end in _clauses(text)]
 
 
 def _clauses(text: str) -> list[tuple[int, int]]:

@@ -20,6 +20,7 @@ from datetime import date
 from typing import Literal
 
 PYEONG_M2 = 400 / 121  # 1 평 in m²
+MAX_CHARS = 4000  # longer text is cut: the gateway takes questions of up to 2,000 characters
 MAX_DIGITS = 12  # longer digit runs are not amounts anyone means (and int() refuses huge ones)
 EXCLUSIVE_SHARE = (0.70, 0.80)  # 전용률 range of apartments: exclusive / supply area
 
@@ -64,12 +65,12 @@ def normalize(text: object) -> str:
     ("ㅎㅇ") and ㎡ are kept as typed, so words and sizes can be quoted back as written."""
     if not isinstance(text, str):
         return ""
-    text = "".join(c if _kept_as_typed(c) else unicodedata.normalize("NFKC", c) for c in text)
+    text = "".join(c if _kept_as_typed(c) else unicodedata.normalize("NFKC", c) for c in text[:MAX_CHARS])
     text = text.replace("∼", "~").replace("〜", "~")
     return _SHARED_UNIT.sub(lambda m: f"{m[1]}{m[4]}{m[2]}{m[3]}{m[4]}", text)
 
 
-_SHARED_UNIT = re.compile(r"(\d+(?:\.\d+)?)(\s*[~\-–]\s*)(\d+(?:\.\d+)?)\s*(억|천만|만|평)(?!\d)")
+_SHARED_UNIT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(\s*[~\-–]\s*)(\d+(?:\.\d+)?)\s*(억|천만|만|평)(?!\d)")
 
 
 def _kept_as_typed(c: str) -> bool:
@@ -113,6 +114,8 @@ _ROLE_WORD = re.compile(
 
 def _sub_value(text: str) -> float | None:
     """A count of 만원 written like "2천5백", "5천", "3,500"."""
+    if len(text) > 2 * MAX_DIGITS:
+        return None
     thousands = re.search(r"(\d+(?:\.\d+)?)\s*천", text)
     hundreds = re.search(r"(\d+)\s*백", text)
     if not thousands and not hundreds:

@@ -97,8 +97,7 @@ def plan_from_llm(answer: PlanningAnswer, query: str, previous: PriorTurn | None
     named = extract_entities(text)
     context, extra = text, {}
     entities = named
-    if followup.is_follow_up(text, previous, named):
-        assert previous is not None  # is_follow_up says so
+    if previous is not None and followup.is_follow_up(text, previous, named):
         entities = followup.merge_entities(followup.previous_entities(previous), named)
         context, extra = previous.query, {"previous_query": previous.query}
     intent = Intent(
@@ -108,7 +107,7 @@ def plan_from_llm(answer: PlanningAnswer, query: str, previous: PriorTurn | None
         entities=entities.model_dump(mode="json", exclude_defaults=True),
     )
     steps = [
-        make_step(s.id, s.team, s.task, s.focus, s.depends_on, text, entities, extra)
+        make_step(s.id, s.team, s.task, s.focus, s.depends_on, query, entities, extra)
         for s in _run_order(answer.steps)
     ]
     errors = validate_steps(steps) + _intent_errors(answer.intent, steps)

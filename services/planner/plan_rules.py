@@ -18,7 +18,7 @@ from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, 
 from services.planner import followup
 from services.planner.entities import extract_entities
 from services.planner.followup import PriorTurn
-from services.planner.intents import Topic, classify, clause_topics, find_hits
+from services.planner.intents import Topic, classify, clause_topics, find_hits, split_clauses
 from services.planner.korean_numbers import format_manwon, normalize
 
 I = IntentType  # noqa: E741
@@ -49,9 +49,8 @@ class StepKind:
     step_id: str
     team: Team
     focus: tuple[StepFocus, ...]
-    reads: tuple[
-        str, ...
-    ] = ()  # searches whose results it uses when they are in the plan; the first is required
+    # Searches whose results it uses when they are in the plan; an analysis needs at least the first.
+    reads: tuple[str, ...] = ()
 
 
 STEP_KINDS = {
@@ -113,7 +112,6 @@ _TOPIC_OF_INTENT = {
 _ANALYSED_WHEN_NAMED = {Topic.INVEST: "analyze-roi", Topic.RISK: "analyze-risk", Topic.POLICY: "match-policy"}
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮")
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
-_CLAUSE_BREAK = re.compile(r"(?<=[가-힣])고\s+|그리고|및|또한|[,.?!;\n]+")
 
 
 @dataclass(frozen=True)
@@ -133,8 +131,7 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
     """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question."""
     text = normalize(query)
     named = extract_entities(text)
-    if followup.is_follow_up(text, previous, named):
-        assert previous is not None  # is_follow_up says so; keeps type checkers informed
+    if previous is not None and followup.is_follow_up(text, previous, named):
         entities = followup.merge_entities(followup.previous_entities(previous), named)
         intent = _continued_intent(previous.intent, text, entities)
         step_ids = _step_ids(intent.type, previous.query, entities) + _step_ids(None, text, entities)
@@ -144,7 +141,7 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
         entities, intent = named, classify(text, named)
         step_ids = _step_ids(intent.type, text, entities)
         extra, context = {}, text
-    steps = build_steps(_ordered(step_ids), text, entities, intent, extra)
+    steps = build_steps(_ordered(step_ids), query if isinstance(query, str) else "", entities, intent, extra)
     return assemble(intent, steps, context)
 
 
@@ -177,7 +174,7 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids = ["search-market", "analyze-market"]  # a 매매 price is judged against comparables
     if intent is I.CONTRACT_CREATION and _CLAUSE_HINTS.search(text):
         ids.append("search-legal")
-    for clause in _clauses(text):
+    for clause in split_clauses(text):
         ids += _clause_steps(clause, intent, entities)
     if _needs_loan_figures(text, entities):
         ids.append("simulate-loan")
@@ -240,10 +237,6 @@ def _ordered(step_ids: Iterable[str]) -> list[StepKind]:
     return [kind for step_id, kind in STEP_KINDS.items() if step_id in wanted]
 
 
-def _clauses(text: str) -> list[str]:
-    return [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
-
-
 # ---- tasks: what each step does, in the question's own terms ----------------------------------------
 
 _PROPERTY_LABEL = {
@@ -257,7 +250,7 @@ _PROPERTY_LABEL = {
 _DEAL_LABEL = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
 # (words, law, provision): the statutes and provisions a legal search looks for.
 _LEGAL_TOPICS = (
-    (r"인상|증액|올려|올리|올린|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
+    (r"인상|증액|올[려리린릴]|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
     (r"감액|(?<!확)인하|깎|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
     (r"전환", "주택임대차보호법", "전월세 전환율"),
     (r"갱신|계약\s*연장|묵시적", "주택임대차보호법", "계약갱신요구권·묵시적 갱신"),
@@ -402,12 +395,14 @@ def _lease_task(entities: QueryEntities, after_search: bool) -> str:
 def build_steps(
     kinds: list[StepKind], query: str, entities: QueryEntities, intent: Intent, extra: dict[str, object]
 ) -> list[PlanStep]:
+    """Steps of the given kinds; `query` goes into the inputs as the person wrote it."""
     planned = {kind.step_id for kind in kinds}
+    text = normalize(query)
     return [
         make_step(
             kind.step_id,
             kind.team,
-            task_for(kind.step_id, query, entities, intent, planned),
+            task_for(kind.step_id, text, entities, intent, planned),
             kind.focus,
             [r for r in kind.reads if r in planned],
             query,
@@ -508,25 +503,23 @@ def _focus_errors(step: PlanStep) -> list[str]:
 
 
 def find_cycle(steps: list[PlanStep]) -> list[str]:
-    """One dependency cycle as a list of ids (first id repeated at the end), or [] when there is none."""
+    """One dependency cycle as ids, the first repeated at the end ([] when there is none)."""
     graph = {s.step_id: [d for d in s.depends_on] for s in steps}
-    state: dict[str, int] = {}  # 1 visiting, 2 done
+    done: set[str] = set()
 
-    def visit(node: str, path: list[str]) -> list[str]:
-        state[node] = 1
-        for dep in graph.get(node, []):
-            if state.get(dep) == 1:
-                return path[path.index(dep) :] + [dep] if dep in path else [node, dep]
-            if dep in graph and dep not in state:
-                found = visit(dep, path + [dep])
+    def walk(path: list[str]) -> list[str]:
+        for dep in graph.get(path[-1], []):
+            if dep in path:
+                return path[path.index(dep) :] + [dep]
+            if dep in graph and dep not in done:
+                found = walk(path + [dep])
                 if found:
                     return found
-        state[node] = 2
+        done.add(path[-1])
         return []
 
     for node in graph:
-        if node not in state:
-            found = visit(node, [node])
-            if found:
-                return found
+        found = [] if node in done else walk([node])
+        if found:
+            return found
     return []

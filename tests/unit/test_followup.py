@@ -1,0 +1,99 @@
+"""Follow-ups keep the previous question and replace only what the new text names."""
+
+from __future__ import annotations
+
+import pytest
+
+from contracts.entities import DealType, QueryEntities
+from contracts.values import Intent, IntentType
+from services.planner.followup import PriorTurn, is_follow_up, merge_entities
+from services.planner.plan_rules import plan_by_rules
+
+pytestmark = pytest.mark.unit
+I = IntentType  # noqa: E741
+
+FIRST = "강남구 역삼동 아파트 전세 시세와 위험도 분석해줘"
+
+
+def turn(text: str) -> PriorTurn:
+    plan = plan_by_rules(text)
+    return PriorTurn(query=plan.context_query, intent=plan.intent)
+
+
+def test_a_new_district_replaces_every_place_and_keeps_the_rest() -> None:
+    before = turn(FIRST)
+    plan = plan_by_rules("그럼 서초구는?", before)
+    entities = plan.steps[0].inputs["entities"]
+    assert plan.intent.type is before.intent.type
+    assert entities["gu"] == ["서초구"] and "dong" not in entities  # 역삼동 went with 강남구
+    assert entities["property_types"] == ["apartment"] and entities["deal_type"] == "jeonse"
+    assert [s.step_id for s in plan.steps] == [s.step_id for s in plan_by_rules(FIRST).steps]
+    assert plan.steps[0].task.startswith("서초구 아파트 전세")
+    assert plan.steps[0].inputs["query"] == "그럼 서초구는?"
+    assert plan.steps[0].inputs["previous_query"] == FIRST
+    assert plan.context_query == FIRST
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("송파구는요?", "gu", ["송파구"]),
+        ("월세로는?", "deal_type", "monthly"),
+        ("30평대로 다시", "size_text", "30평대"),
+        ("잠실역 근처는 어때요?", "stations", ["잠실역"]),
+    ],
+)
+def test_short_follow_ups_change_one_thing(text: str, field: str, value: object) -> None:
+    plan = plan_by_rules(text, turn(FIRST))
+    assert plan.intent.type is I.RISK_ANALYSIS or plan.intent.type is turn(FIRST).intent.type
+    assert plan.intent.entities[field] == value
+    assert plan.intent.confidence < turn(FIRST).intent.confidence  # a continued reading is a little less sure
+
+
+def test_a_full_new_question_is_not_a_follow_up() -> None:
+    before = turn(FIRST)
+    assert not is_follow_up("서초구 아파트 매매 시세 알려줘", before)
+    plan = plan_by_rules("LTV 비율이 뭔가요?", before)
+    assert plan.intent.type is I.LOAN_CONSULT and plan.context_query == "LTV 비율이 뭔가요?"
+
+
+def test_no_follow_up_without_a_plannable_previous_question() -> None:
+    assert not is_follow_up("서초구는?", None)
+    assert not is_follow_up("서초구는?", turn("안녕"))
+    assert plan_by_rules("서초구는?").intent.type is I.UNCLEAR
+
+
+def test_a_follow_up_must_name_something() -> None:
+    assert not is_follow_up("그럼?", turn(FIRST))
+    assert not is_follow_up("", turn(FIRST))
+    assert not is_follow_up("🙂", turn(FIRST))
+
+
+def test_chains_of_follow_ups_keep_the_original_question() -> None:
+    first = turn(FIRST)
+    second = plan_by_rules("송파구는요?", first)
+    third = plan_by_rules("월세로는?", PriorTurn(second.context_query, second.intent))
+    assert third.intent.entities["gu"] == ["송파구"] and third.intent.entities["deal_type"] == "monthly"
+    assert [s.step_id for s in third.steps] == [s.step_id for s in plan_by_rules(FIRST).steps]
+
+
+def test_a_follow_up_asking_for_more_adds_its_steps() -> None:
+    plan = plan_by_rules("그럼 대출 한도도요?", turn("강남구 아파트 매매 시세 알려줘"))
+    assert plan.intent.type is I.MARKET_INQUIRY
+    assert {"search-market", "search-loan"} <= {s.step_id for s in plan.steps}
+
+
+def test_merge_replaces_whole_groups() -> None:
+    before = QueryEntities(gu=["강남구"], dong=["역삼동"], deal_type=DealType.JEONSE, price_max_manwon=50000)
+    after = merge_entities(before, QueryEntities(stations=["잠실역"], price_min_manwon=30000))
+    assert (after.gu, after.dong, after.stations) == ([], [], ["잠실역"])
+    assert (after.price_min_manwon, after.price_max_manwon) == (30000, None)  # the price band is one group
+    assert after.deal_type is DealType.JEONSE
+
+
+def test_unreadable_previous_entities_count_as_none() -> None:
+    broken = PriorTurn(
+        "강남구 아파트 시세", Intent(type=I.MARKET_INQUIRY, confidence=0.9, entities={"gu": 3})
+    )
+    plan = plan_by_rules("서초구는요?", broken)
+    assert plan.intent.entities == {"gu": ["서초구"]}

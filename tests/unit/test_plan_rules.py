@@ -1,0 +1,193 @@
+"""Plans by rules: teams per intent, specific tasks, dependencies, strategy, estimate, validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from contracts.values import IntentType, PlanStep, Team
+from services.planner.plan_rules import (
+    TEAM_SECONDS,
+    Plan,
+    estimated_seconds,
+    plan_by_rules,
+    strategy_of,
+    validate_steps,
+)
+
+pytestmark = pytest.mark.unit
+I = IntentType  # noqa: E741
+
+
+def ids(plan: Plan) -> list[str]:
+    return [s.step_id for s in plan.steps]
+
+
+def step(plan: Plan, step_id: str) -> PlanStep:
+    return next(s for s in plan.steps if s.step_id == step_id)
+
+
+@pytest.mark.parametrize("text", ["안녕", "집", "", "🙂", "날씨 어때", "x" * 2000])
+def test_guidance_intents_plan_no_steps(text: str) -> None:
+    plan = plan_by_rules(text)
+    assert plan.intent.type in (I.UNCLEAR, I.IRRELEVANT)
+    assert plan.steps == [] and plan.strategy == "sequential" and plan.estimated_total_s == 0
+
+
+def test_a_legal_question_searches_statutes_with_a_specific_task() -> None:
+    plan = plan_by_rules("계약 갱신 거부 가능한가요?")
+    assert ids(plan) == ["search-legal"]
+    assert "계약갱신요구권" in plan.steps[0].task and "주택임대차보호법" in plan.steps[0].task
+
+
+def test_a_market_question_searches_prices_and_listings_of_the_named_place() -> None:
+    plan = plan_by_rules("강남구 아파트 전세 시세 알려주세요")
+    only = plan.steps[0]
+    assert ids(plan) == ["search-market"] and only.team is Team.SEARCH
+    assert only.task == "강남구 아파트 전세 시세·매물 조회"
+    assert only.inputs == {
+        "query": "강남구 아파트 전세 시세 알려주세요",
+        "focus": ["market", "listings"],
+        "entities": {"gu": ["강남구"], "property_types": ["apartment"], "deal_type": "jeonse"},
+    }
+
+
+def test_inputs_carry_the_query_as_written() -> None:
+    plan = plan_by_rules("강남구 아파트 ３억 이하 시세")  # a full-width digit
+    assert plan.steps[0].inputs["query"] == "강남구 아파트 ３억 이하 시세"
+    assert plan.steps[0].inputs["entities"]["price_max_manwon"] == 30000
+
+
+def test_a_loan_question_without_figures_only_searches() -> None:
+    assert ids(plan_by_rules("전세자금대출 한도가 얼마나 되나요?")) == ["search-loan"]
+
+
+def test_a_loan_question_with_figures_is_simulated_after_the_search() -> None:
+    plan = plan_by_rules("연봉 6천만원이면 주담대 얼마까지 나와요?")
+    assert ids(plan) == ["search-loan", "simulate-loan"]
+    assert step(plan, "simulate-loan").depends_on == ["search-loan"]
+    assert plan.strategy == "sequential"
+
+
+def test_a_contract_is_drafted_by_the_document_team_alone() -> None:
+    plan = plan_by_rules("임대차계약서 작성해주세요")
+    assert [s.team for s in plan.steps] == [Team.DOCUMENT]
+    assert plan.steps[0].inputs["focus"] == ["lease_contract"]
+
+
+def test_asking_about_clauses_adds_a_legal_search_beside_the_draft() -> None:
+    plan = plan_by_rules("반려동물 특약 넣어서 계약서 작성해줘")
+    assert set(ids(plan)) == {"search-legal", "draft-lease"}
+    assert step(plan, "draft-lease").depends_on == ["search-legal"]
+
+
+def test_a_contract_review_runs_after_the_legal_search() -> None:
+    plan = plan_by_rules("이 계약서 검토하고 위험 요소 분석해줘")
+    assert ids(plan) == ["search-legal", "review-contract"]
+    assert step(plan, "review-contract").depends_on == ["search-legal"]
+
+
+def test_jeonse_risk_is_analysed_from_the_market_search() -> None:
+    plan = plan_by_rules("잠실동 빌라 전세 사기 위험도 분석해줘")
+    assert plan.intent.type is I.RISK_ANALYSIS
+    assert step(plan, "analyze-risk").depends_on[0] == "search-market"
+    assert step(plan, "analyze-risk").inputs["focus"] == ["jeonse_risk"]
+
+
+def test_risk_of_a_purchase_is_a_market_analysis() -> None:
+    plan = plan_by_rules("매매가 10억 아파트 위험한가요")
+    assert "analyze-market" in ids(plan) and "analyze-risk" not in ids(plan)
+
+
+def test_a_rent_increase_gets_the_statute_and_the_calculation() -> None:
+    plan = plan_by_rules("집주인이 전세금 3억을 3억 5천으로 올려달래요")
+    assert ids(plan) == ["search-legal", "check-rent-increase"]
+    assert "증액 제한" in step(plan, "search-legal").task
+    assert step(plan, "check-rent-increase").task == "3억원 → 3억 5,000만원 증액이 5% 상한을 넘는지 계산"
+    assert step(plan, "check-rent-increase").inputs["entities"]["amounts_manwon"] == [30000, 35000]
+
+
+def test_independent_searches_run_in_parallel() -> None:
+    plan = plan_by_rules("서초동 전세 시세 알려주고 법적 주의사항도 알려줘")
+    assert set(ids(plan)) == {"search-market", "search-legal"}
+    assert plan.strategy == "parallel"
+    assert plan.estimated_total_s == TEAM_SECONDS[Team.SEARCH]
+
+
+def test_a_simulation_fed_by_two_searches_is_a_dag_timed_by_its_critical_path() -> None:
+    plan = plan_by_rules("강남구 아파트 시세 확인하고 대출 가능 금액 계산해줘")
+    assert ids(plan) == ["search-market", "search-loan", "simulate-loan"]
+    assert set(step(plan, "simulate-loan").depends_on) == {"search-market", "search-loan"}
+    assert plan.strategy == "dag"
+    assert plan.estimated_total_s == TEAM_SECONDS[Team.SEARCH] + TEAM_SECONDS[Team.ANALYSIS]
+
+
+def test_a_document_that_uses_a_listing_waits_for_the_search() -> None:
+    plan = plan_by_rules("마포구 아파트 시세 알려주고 계약서 작성해줘")
+    assert step(plan, "draft-lease").depends_on == ["search-market"]
+    assert plan.estimated_total_s == TEAM_SECONDS[Team.SEARCH] + TEAM_SECONDS[Team.DOCUMENT]
+
+
+def test_a_comprehensive_question_searches_then_analyses() -> None:
+    plan = plan_by_rules("강남구 아파트 사도 될까요? 시세랑 대출, 위험까지 종합적으로 봐줘")
+    assert plan.intent.type is I.COMPREHENSIVE
+    assert {"search-market", "search-loan", "analyze-market"} <= set(ids(plan))
+    assert not validate_steps(plan.steps)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "전세금 5% 인상 제한이 언제까지인가요?",
+        "강남역 근처 30평대 아파트 매매 시세 알려줘",
+        "청년 월세 지원 정책 알려줘",
+        "송파구 시세 조회하고 투자 가치 평가해줘",
+        "용산구 매매 시세 조회하고 전세 전환 계산해줘",
+        "강남구 아파트 사도 될까요? 시세랑 대출, 위험까지 종합적으로 봐줘",
+    ],
+)
+def test_every_plan_is_valid_with_specific_tasks_and_team_timeouts(text: str) -> None:
+    plan = plan_by_rules(text)
+    assert plan.steps and not validate_steps(plan.steps)
+    assert len(set(ids(plan))) == len(plan.steps)
+    for s in plan.steps:
+        assert s.task and "정보 검색" not in s.task
+        assert s.inputs["query"] == text and s.inputs["focus"]
+        assert s.timeout_s > 0
+    assert plan.context_query == text
+
+
+def _step(step_id: str, *deps: str, team: Team = Team.SEARCH, focus: list[str] | None = None) -> PlanStep:
+    inputs = {"focus": focus} if focus is not None else {}
+    return PlanStep(step_id=step_id, team=team, task="과제", depends_on=list(deps), inputs=inputs)
+
+
+def test_strategy_follows_the_dependencies() -> None:
+    a, b, c = _step("a"), _step("b"), _step("c")
+    assert strategy_of([]) == "sequential"
+    assert strategy_of([a]) == "sequential"
+    assert strategy_of([a, b, c]) == "parallel"
+    assert strategy_of([a, _step("b", "a"), _step("c", "b")]) == "sequential"  # one chain
+    assert strategy_of([a, b, _step("c", "a", "b")]) == "dag"  # a join
+    assert strategy_of([a, _step("b", "a"), _step("c", "a")]) == "dag"  # a fork
+    assert strategy_of([a, _step("b", "a"), c]) == "dag"  # a chain beside a free step
+
+
+def test_estimate_is_the_critical_path() -> None:
+    steps = [_step("a"), _step("b"), _step("c", "a", team=Team.ANALYSIS), _step("d", "c", team=Team.DOCUMENT)]
+    assert (
+        estimated_seconds(steps)
+        == TEAM_SECONDS[Team.SEARCH] + TEAM_SECONDS[Team.ANALYSIS] + TEAM_SECONDS[Team.DOCUMENT]
+    )
+    assert estimated_seconds([]) == 0
+
+
+def test_validate_steps_names_every_problem() -> None:
+    assert validate_steps([_step("a"), _step("b", "a")]) == []
+    assert any("used twice" in e for e in validate_steps([_step("a"), _step("a")]))
+    assert any("itself" in e for e in validate_steps([_step("a", "a")]))
+    assert any("unknown step 'z'" in e for e in validate_steps([_step("a", "z")]))
+    assert any("comes after it" in e for e in validate_steps([_step("a", "b"), _step("b")]))
+    errors = validate_steps([_step("a", "b"), _step("b", "a")])
+    assert any(e.startswith("dependency cycle") for e in errors)
+    wrong_team = validate_steps([_step("a", team=Team.DOCUMENT, focus=["legal"])])
+    assert wrong_team == ["'a': team document does not do focus 'legal'"]
