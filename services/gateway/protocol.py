@@ -79,8 +79,13 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientFrame:
         raise FrameError("frame_too_large", f"a frame may be at most {max_bytes} bytes; this one is {size}")
     try:
         document = json.loads(raw)
+        has_nul = _has_nul(document)
     except (UnicodeDecodeError, json.JSONDecodeError) as bad:
         raise FrameError("invalid_json", f"not JSON: {bad}") from None
+    except RecursionError:
+        raise FrameError("invalid_json", "nested too deeply") from None
+    if has_nul:  # Postgres text and jsonb cannot hold U+0000; refused here rather than by the store
+        raise FrameError("invalid_frame", "strings may not contain U+0000")
     if not isinstance(document, dict):
         raise FrameError("not_an_object", "a frame is a JSON object with a `type`")
     if document.get("type") not in FRAME_TYPES:
@@ -89,6 +94,16 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientFrame:
         return _frames.validate_python(document)
     except ValidationError as invalid:
         raise FrameError("invalid_frame", describe(invalid)) from None
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def describe(invalid: ValidationError) -> str:

@@ -260,6 +260,8 @@ BAD_FRAMES: list[tuple[str | bytes, str]] = [
     ('{"type": "resume", "after_position": -1}', "invalid_frame"),
     ('{"type": "resume", "after_position": 999999999}', "invalid_position"),
     ('{"type": "cancel", "run_id": "someone-elses"}', "unknown_run"),
+    ('{"type": "query", "query": "NUL \\u0000"}', "invalid_frame"),
+    ("[" * 20_000 + "]" * 20_000, "invalid_json"),
     (json.dumps({"type": "query", "query": "x", "pad": "y" * 70_000}), "frame_too_large"),
 ]
 

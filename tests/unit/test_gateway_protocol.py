@@ -68,6 +68,9 @@ def test_valid_frames_parse_to_their_models() -> None:
         ({"type": "cancel", "run_id": "  "}, "invalid_frame"),
         ({"type": "resume", "after_position": -5}, "invalid_frame"),
         ({"type": "resume", "after_position": "soon"}, "invalid_frame"),
+        ("[" * 30_000 + "]" * 30_000, "invalid_json"),
+        ({"type": "query", "query": "전세\x00"}, "invalid_frame"),
+        ({"type": "ping", "nested": [{"\x00": 1}]}, "invalid_frame"),
         ("x" * (LIMIT + 1), "frame_too_large"),
     ],
 )
