@@ -42,6 +42,7 @@ CONSUMERS: dict[str, tuple[str, ...]] = {
     "StepFailed": ("supervisor",),
     "StepSkipRequested": ("supervisor",),
     "RunCancelRequested": ("supervisor",),
+    "InputProvided": ("supervisor",),
     "StepStarted.search": ("search",),
     "StepStarted.analysis": ("analysis",),
     "StepStarted.document": ("document",),

@@ -75,3 +75,16 @@ class RunCancelRequested(Event):
     run_id: str
     reason: str | None = Field(default=None, max_length=500)
     requested_by: Literal["person", "operator"] = "person"
+
+
+@REGISTRY.event
+class InputProvided(Event):
+    """The person answered a step's questions (field -> what they wrote); the supervisor re-runs it."""
+
+    event_type = "InputProvided"
+    producer = "gateway"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    step_id: str = Field(min_length=1, max_length=64)
+    answers: dict[str, str] = Field(min_length=1, max_length=50)

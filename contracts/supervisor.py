@@ -8,6 +8,7 @@ from pydantic import Field
 
 from contracts.events import Event
 from contracts.registry import REGISTRY
+from contracts.results import Question
 from contracts.values import Citation, DocumentRef, PlanStep, Team
 
 
@@ -63,6 +64,21 @@ class StepTimedOut(Event):
     step_id: str
     attempt: int = Field(ge=1)
     timeout_s: float = Field(gt=0)
+
+
+@REGISTRY.event
+class InputRequested(Event):
+    """A step needs something only the person can give (a contract's missing fields): the run waits,
+    holding no worker, until InputProvided answers it, then the step runs again with the answers."""
+
+    event_type = "InputRequested"
+    producer = "supervisor"
+    schema_version: Literal[1] = 1
+
+    run_id: str
+    step_id: str
+    questions: list[Question] = Field(min_length=1)
+    message: str
 
 
 @REGISTRY.event
