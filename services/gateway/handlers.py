@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from contracts import Envelope
-from contracts.supervisor import PlanApprovalRequested
+from contracts.supervisor import InputRequested, PlanApprovalRequested
 from services.gateway import person_events
-from services.gateway.protocol import FrameError, InterruptResponseFrame, QueryFrame, TodoSkipFrame
+from services.gateway.protocol import (
+    FrameError,
+    InputResponseFrame,
+    InterruptResponseFrame,
+    QueryFrame,
+    TodoSkipFrame,
+)
 from services.gateway.reads import Reads
 from services.platform.eventstore import EventStore, Recorded
 
@@ -33,6 +39,16 @@ class RunRequests:
                 "not_awaiting_approval", f"run {frame.run_id!r} has no plan waiting for approval"
             )
         return await self._append(person_events.plan_answered(frame, session_id, asked.envelope))
+
+    async def answer_input(self, session_id: str, frame: InputResponseFrame) -> Recorded:
+        await self.first_event(session_id, frame.run_id)
+        asked = await self.reads.latest_of_run(frame.run_id, InputRequested.event_type)
+        if asked is None or asked.envelope.data["step_id"] != frame.step_id:
+            raise FrameError(
+                "not_awaiting_input",
+                f"step {frame.step_id!r} of run {frame.run_id!r} is not waiting for input",
+            )
+        return await self._append(person_events.input_provided(frame, session_id, asked.envelope))
 
     async def skip(self, session_id: str, frame: TodoSkipFrame) -> Recorded:
         cause = await self.first_event(session_id, frame.run_id)

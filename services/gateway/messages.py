@@ -19,6 +19,7 @@ from typing import Any
 from contracts.gateway import PlanApproved, PlanRejected, QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import (
+    InputRequested,
     PlanApprovalRequested,
     ResponseReady,
     RunCancelled,
@@ -153,6 +154,15 @@ def _interrupt_request(event: PlanApprovalRequested) -> Message:
     }
 
 
+def _input_request(event: InputRequested) -> Message:
+    return {
+        "type": "input_request",
+        "step_id": event.step_id,
+        "questions": [q.model_dump(mode="json") for q in event.questions],
+        "message": event.message,
+    }
+
+
 def _answer(event: ResponseReady) -> Message:
     payload = event.model_dump(mode="json")
     data = {key: payload[key] for key in ("listings", "citations", "insights", "documents", "failed_steps")}
@@ -188,6 +198,7 @@ _FROM_PAYLOAD: dict[str, Callable[[Any], Message]] = {
     QueryReceived.event_type: _planning_start,
     PlanReady.event_type: _plan_ready,
     PlanApprovalRequested.event_type: _interrupt_request,
+    InputRequested.event_type: _input_request,
     ResponseReady.event_type: _answer,
     RunFailed.event_type: _run_failed,
     RunCancelled.event_type: _run_cancelled,

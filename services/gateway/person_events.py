@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from contracts import Envelope, Event, new_envelope
 from contracts.gateway import (
+    InputProvided,
     PlanApproved,
     PlanRejected,
     QueryOptions,
@@ -24,6 +25,7 @@ from contracts.gateway import (
 from contracts.values import PlanStep
 from services.gateway.protocol import (
     FrameError,
+    InputResponseFrame,
     InterruptResponseFrame,
     QueryFrame,
     TodoSkipFrame,
@@ -69,6 +71,11 @@ def plan_answered(frame: InterruptResponseFrame, session_id: str, asked: Envelop
 def skip_requested(frame: TodoSkipFrame, session_id: str, cause: Envelope | None) -> Envelope:
     event = StepSkipRequested(run_id=frame.run_id, step_id=frame.todo_id)
     return _envelope(event, frame.run_id, session_id, cause)
+
+
+def input_provided(frame: InputResponseFrame, session_id: str, asked: Envelope) -> Envelope:
+    event = InputProvided(run_id=frame.run_id, step_id=frame.step_id, answers=dict(frame.answers))
+    return _envelope(event, frame.run_id, session_id, asked)
 
 
 def cancel_requested(run_id: str, session_id: str, cause: Envelope | None, reason: str | None) -> Envelope:

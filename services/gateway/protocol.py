@@ -43,6 +43,18 @@ class TodoSkipFrame(Frame):
     todo_id: str = Field(min_length=1, max_length=64)
 
 
+class InputResponseFrame(Frame):
+    """The person's answers to `input_request`: field -> what they wrote (the step reads them itself)."""
+
+    type: Literal["input_response"]
+    run_id: RunId
+    step_id: str = Field(min_length=1, max_length=64)
+    answers: dict[
+        Annotated[str, StringConstraints(min_length=1, max_length=64)],
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)],
+    ] = Field(min_length=1, max_length=50)
+
+
 class CancelFrame(Frame):
     type: Literal["cancel"]
     run_id: RunId
@@ -59,10 +71,16 @@ class PingFrame(Frame):
 
 
 ClientFrame = Annotated[
-    QueryFrame | InterruptResponseFrame | TodoSkipFrame | CancelFrame | ResumeFrame | PingFrame,
+    QueryFrame
+    | InterruptResponseFrame
+    | InputResponseFrame
+    | TodoSkipFrame
+    | CancelFrame
+    | ResumeFrame
+    | PingFrame,
     Field(discriminator="type"),
 ]
-FRAME_TYPES = ("query", "interrupt_response", "todo_skip", "cancel", "resume", "ping")
+FRAME_TYPES = ("query", "interrupt_response", "input_response", "todo_skip", "cancel", "resume", "ping")
 _frames: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 
 

@@ -21,6 +21,7 @@ from services.gateway.protocol import (
     CancelFrame,
     ClientFrame,
     FrameError,
+    InputResponseFrame,
     InterruptResponseFrame,
     PingFrame,
     QueryFrame,
@@ -102,6 +103,8 @@ class _Socket:
                 await requests.ask(self.session_id, frame)  # planning_start follows, from the log
             case InterruptResponseFrame():
                 await requests.answer_plan(self.session_id, frame)
+            case InputResponseFrame():
+                await requests.answer_input(self.session_id, frame)
             case TodoSkipFrame():
                 await requests.skip(self.session_id, frame)
             case CancelFrame():

@@ -3,7 +3,8 @@ per-session history of runs.
 
 Status moves planning -> awaiting_approval (PlanApprovalRequested) -> running
 (PlanReady when no approval was asked for, PlanApproved, or the first
-StepStarted) -> one of the terminal statuses: completed (ResponseReady;
+StepStarted) -> awaiting_input while a step waits for the person's answers
+(InputRequested, back to running on InputProvided) -> one of the terminal statuses: completed (ResponseReady;
 completed_with_errors when it names failed steps), rejected, failed, cancelled.
 A terminal status is final: an event that arrives after it (a team's late
 answer to a cancelled run) is still recorded, but does not revive the run.
@@ -14,9 +15,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from contracts.gateway import PlanApproved, PlanRejected, QueryReceived
+from contracts.gateway import InputProvided, PlanApproved, PlanRejected, QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import (
+    InputRequested,
     PlanApprovalRequested,
     ResponseReady,
     RunCancelled,
@@ -33,6 +35,7 @@ from services.projector.folding import Frozen, Projected, evolve_with, handler_t
 RunStatus = Literal[
     "planning",
     "awaiting_approval",
+    "awaiting_input",
     "running",
     "completed",
     "completed_with_errors",
@@ -159,6 +162,14 @@ def _on_approved(state: FinalState | None, event: PlanApproved, record: Recorded
     return _moved(approved, "running")
 
 
+def _on_input_requested(state: FinalState | None, event: InputRequested, record: Recorded) -> FinalState:
+    return _moved(_begun(state, record), "awaiting_input")
+
+
+def _on_input_provided(state: FinalState | None, event: InputProvided, record: Recorded) -> FinalState:
+    return _moved(_begun(state, record), "running")
+
+
 def _on_rejected(state: FinalState | None, event: PlanRejected, record: Recorded) -> FinalState:
     return _ended(_begun(state, record), "rejected", record.envelope.occurred_at)
 
@@ -237,6 +248,8 @@ _HANDLERS = handler_table(
         PlanApprovalRequested: _on_approval_requested,
         PlanApproved: _on_approved,
         PlanRejected: _on_rejected,
+        InputRequested: _on_input_requested,
+        InputProvided: _on_input_provided,
         StepStarted: _on_step_started,
         StepCompleted: _on_step_completed,
         StepFailed: _on_step_failed,

@@ -8,6 +8,8 @@ Rules a reader of the todo can rely on:
   late answer from an attempt the supervisor already gave up on changes nothing;
 - StepRetried puts a failed step back to pending on its next attempt and keeps
   the last error, so the person sees why it runs again;
+- InputRequested puts a completed step back to pending with the question as its
+  summary: it runs again once the person answers;
 - every time comes from the events' `occurred_at`, never the clock, so a
   rebuild produces the same rows as the live build.
 """
@@ -19,7 +21,7 @@ from typing import Literal
 
 from contracts.gateway import PlanApproved
 from contracts.planner import PlanReady
-from contracts.supervisor import StepRetried, StepSkipped, StepStarted, StepTimedOut
+from contracts.supervisor import InputRequested, StepRetried, StepSkipped, StepStarted, StepTimedOut
 from contracts.teams import StepCompleted, StepFailed
 from contracts.values import PlanStep, Team
 from services.platform.eventstore import Recorded
@@ -147,6 +149,13 @@ def _on_step_timed_out(todo: Todo | None, event: StepTimedOut, record: Recorded)
     )
 
 
+def _on_input_requested(todo: Todo | None, event: InputRequested, record: Recorded) -> Todo | None:
+    step = todo.step(event.step_id) if todo else None
+    if step is None or step.status != "completed":
+        return todo
+    return _with_step(todo, event.step_id, status="pending", summary=event.message, completed_at=None)
+
+
 def _on_step_retried(todo: Todo | None, event: StepRetried, record: Recorded) -> Todo | None:
     step = todo.step(event.step_id) if todo else None
     if step is None or step.status != "failed":
@@ -177,6 +186,7 @@ _HANDLERS = handler_table(
         StepCompleted: _on_step_completed,
         StepFailed: _on_step_failed,
         StepTimedOut: _on_step_timed_out,
+        InputRequested: _on_input_requested,
         StepRetried: _on_step_retried,
         StepSkipped: _on_step_skipped,
     }

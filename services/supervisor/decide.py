@@ -8,7 +8,10 @@ replicas that decide at once are kept apart by the expected stream version.
 
 The order of concerns, each settled before the next is looked at:
 cancel -> guidance for an empty plan -> approval -> person's skips -> timeouts -> retries ->
-dispatch -> the response. Decisions are applied to the state as they are made and the loop runs
+questions for the person -> dispatch -> the response. A step whose result asks the person something
+(a contract's missing fields) holds the steps after it and the response until InputProvided.
+
+Decisions are applied to the state as they are made and the loop runs
 until nothing more is to be done, so one call can time a step out, schedule its retry, skip
 the steps that depended on a step that finally failed, and answer the run.
 """
@@ -20,7 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from contracts import Event
+from contracts.results import Question
 from contracts.supervisor import (
+    InputRequested,
     PlanApprovalRequested,
     RunCancelled,
     StepRetried,
@@ -88,7 +93,7 @@ def _skips(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]:
     return [
         StepSkipped(run_id=state.run_id, step_id=step_id, reason="사용자가 건너뛰었습니다")
         for step_id, step in state.steps.items()
-        if step.skip_requested and step.status not in FINISHED
+        if step.skip_requested and (step.status not in FINISHED or step.awaiting_input)
     ]
 
 
@@ -114,6 +119,19 @@ def _retries(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]
     ]
 
 
+def _input_requests(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]:
+    return [
+        InputRequested(
+            run_id=state.run_id,
+            step_id=step_id,
+            questions=[Question.model_validate(q) for q in step.questions],
+            message=(step.result or {}).get("headline") or f"{step.spec.task}: 알려 주실 내용이 있습니다",
+        )
+        for step_id, step in state.steps.items()
+        if step.awaiting_input and not step.input_requested
+    ]
+
+
 def _dispatches(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]:
     """Start every pending step whose prerequisites are settled; skip one whose dependency failed."""
     made: list[Event] = []
@@ -125,9 +143,13 @@ def _dispatches(state: RunState, now: datetime, policy: RetryPolicy) -> list[Eve
         if failed:
             reason = f"선행 단계 {', '.join(failed)} 실패"
             made.append(StepSkipped(run_id=state.run_id, step_id=step_id, reason=reason))
-        elif all(n.status in FINISHED for n in needs):
+        elif all(_settled(n) for n in needs):
             made.append(_started(state, step, needs))
     return made
+
+
+def _settled(step: StepState) -> bool:
+    return step.status in FINISHED and not step.awaiting_input
 
 
 def _prerequisites(state: RunState, step_id: str) -> list[str]:
@@ -149,7 +171,7 @@ def _started(state: RunState, step: StepState, needs: list[StepState]) -> StepSt
         step_id=spec.step_id,
         team=spec.team,
         task=spec.task,
-        inputs=spec.inputs,
+        inputs={**spec.inputs, "answers": step.answers} if step.answers else spec.inputs,
         dependency_results={n.spec.step_id: n.result for n in needs if n.result is not None},
         attempt=step.attempt,
         timeout_s=spec.timeout_s,
@@ -160,6 +182,7 @@ _STEP_RULES: list[Callable[[RunState, datetime, RetryPolicy], list[Event]]] = [
     _skips,
     _timeouts,
     _retries,
+    _input_requests,
     _dispatches,
 ]
 
@@ -169,7 +192,7 @@ def _ready_to_respond(state: RunState) -> bool:
         return False
     if state.require_approval and state.steps and state.approval != "approved":
         return False
-    return all(s.status in FINISHED for s in state.steps.values())
+    return all(_settled(s) for s in state.steps.values())
 
 
 def _wake_at(state: RunState, now: datetime) -> datetime | None:

@@ -41,6 +41,7 @@ TRIGGERS = (
     "StepFailed",
     "StepSkipRequested",
     "RunCancelRequested",
+    "InputProvided",
 )
 
 

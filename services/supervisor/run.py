@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from contracts import REGISTRY, Envelope, Event
 from contracts.gateway import (
+    InputProvided,
     PlanApproved,
     PlanRejected,
     QueryReceived,
@@ -26,6 +27,7 @@ from contracts.gateway import (
 )
 from contracts.planner import PlanReady
 from contracts.supervisor import (
+    InputRequested,
     PlanApprovalRequested,
     ResponseReady,
     RunCancelled,
@@ -55,7 +57,11 @@ class StepState:
     result: dict[str, Any] | None = None
     error: StepError | None = None
     retryable: bool = False
+    failures: int = 0  # failed attempts so far: the retry budget (input rounds also add attempts)
     skip_requested: bool = False
+    questions: list[dict[str, Any]] = field(default_factory=list)  # what the last result asked the person
+    input_requested: bool = False
+    answers: dict[str, str] = field(default_factory=dict)  # every answer given, later ones winning
 
     @property
     def deadline(self) -> datetime | None:
@@ -65,7 +71,12 @@ class StepState:
 
     @property
     def can_retry(self) -> bool:
-        return self.status == "failed" and self.retryable and self.attempt < self.spec.max_attempts
+        return self.status == "failed" and self.retryable and self.failures < self.spec.max_attempts
+
+    @property
+    def awaiting_input(self) -> bool:
+        """Completed, but with questions the person has not answered yet."""
+        return self.status == "completed" and bool(self.questions)
 
 
 @dataclass(frozen=True)
@@ -136,14 +147,24 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
                 retry_due_at=None,
             )
         case StepCompleted() if state.running(event.step_id, event.attempt):
-            return state.with_step(event.step_id, status="completed", result=event.result, error=None)
-        case StepFailed() if state.running(event.step_id, event.attempt):
+            questions = list(event.result.get("questions", []))
             return state.with_step(
-                event.step_id, status="failed", error=event.error, retryable=event.retryable
+                event.step_id,
+                status="completed",
+                result=event.result,
+                error=None,
+                questions=questions,
+                input_requested=False,
             )
+        case StepFailed() if state.running(event.step_id, event.attempt):
+            return _failed(state, event.step_id, event.error, event.retryable)
         case StepTimedOut() if state.running(event.step_id, event.attempt):
             error = StepError(code="timeout", message=f"{event.timeout_s:g}초 안에 끝나지 않았습니다")
-            return state.with_step(event.step_id, status="failed", error=error, retryable=True)
+            return _failed(state, event.step_id, error, True)
+        case InputRequested():
+            return state.with_step(event.step_id, input_requested=True)
+        case InputProvided():
+            return _answered(state, event.step_id, event.answers)
         case StepRetried():
             due = at + timedelta(seconds=event.delay_s)
             return state.with_step(
@@ -153,9 +174,9 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
             return state.with_step(event.step_id, skip_requested=True)
         case StepSkipped():
             step = state.steps.get(event.step_id)
-            if step is None or step.status in FINISHED:
+            if step is None or (step.status in FINISHED and not step.awaiting_input):
                 return state
-            return state.with_step(event.step_id, status="skipped")
+            return state.with_step(event.step_id, status="skipped", questions=[])
         case RunCancelRequested():
             return replace(state, cancel_requested=True, cancel_reason=event.reason)
         case RunCancelled():
@@ -165,6 +186,27 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
         case RunFailed():
             return replace(state, outcome=state.outcome or "failed")
     return state
+
+
+def _failed(state: RunState, step_id: str, error: StepError, retryable: bool) -> RunState:
+    failures = state.steps[step_id].failures + 1
+    return state.with_step(step_id, status="failed", error=error, retryable=retryable, failures=failures)
+
+
+def _answered(state: RunState, step_id: str, answers: dict[str, str]) -> RunState:
+    """The person's answers put a step that asked for them back in line, on its next attempt."""
+    step = state.steps.get(step_id)
+    if step is None or not step.awaiting_input:
+        return state
+    return state.with_step(
+        step_id,
+        status="pending",
+        attempt=step.attempt + 1,
+        answers={**step.answers, **answers},
+        questions=[],
+        input_requested=False,
+        result=None,
+    )
 
 
 def fold(run_id: str, envelopes: Iterable[Envelope], start: RunState | None = None) -> RunState:

@@ -8,6 +8,7 @@ import pytest
 
 from contracts import Event, new_envelope
 from contracts.gateway import (
+    InputProvided,
     PlanApproved,
     PlanRejected,
     QueryOptions,
@@ -239,3 +240,37 @@ def test_a_response_copies_only_what_the_steps_produced() -> None:
     assert [c.article_id for c in response.citations] == ["주택임대차보호법/제7조"]
     assert response.metadata["figures"][0]["value"] == 80000 and "80,000 만원" in response.answer
     assert not isinstance(response, (RunCancelled, PlanApprovalRequested, StepRetried))
+
+
+LEASE = PlanStep(step_id="lease", team=Team.DOCUMENT, task="임대차계약서 작성", inputs={"query": "계약서"})
+ASKING = {"headline": "보증금을 알려 주세요", "questions": [{"field": "deposit", "label": "보증금"}]}
+
+
+def test_a_step_that_asks_the_person_holds_the_run_until_the_answers_come() -> None:
+    run = planned(LEASE, step("after", Team.SEARCH, ["lease"]))
+    run.decide()
+    run.add(completed("lease", **ASKING))
+    asking = run.decide()
+    assert types(asking.events) == ["InputRequested"] and not asking.respond
+    assert asking.events[0].questions[0].field == "deposit"
+    assert run.decide(after_s=3600).events == []  # waits, holding nothing, asked once
+    run.add(InputProvided(run_id="r", step_id="lease", answers={"deposit": "3억"}))
+    (again,) = run.decide().events
+    assert isinstance(again, StepStarted) and again.attempt == 2
+    assert again.inputs == {"query": "계약서", "answers": {"deposit": "3억"}}
+    run.add(completed("lease", attempt=2, headline="계약서를 만들었습니다"))
+    assert [e.step_id for e in run.decide().events] == ["after"]
+
+
+def test_a_step_waiting_for_input_can_be_skipped() -> None:
+    run = planned(LEASE)
+    run.decide()
+    run.add(completed("lease", **ASKING))
+    run.decide()
+    run.add(StepSkipRequested(run_id="r", step_id="lease"))
+    decision = run.decide()
+    assert types(decision.events) == ["StepSkipped"] and decision.respond
+
+
+def step(step_id: str, team: Team, depends_on: list[str]) -> PlanStep:
+    return PlanStep(step_id=step_id, team=team, task=f"{step_id} 작업", depends_on=depends_on, timeout_s=10)
