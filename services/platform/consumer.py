@@ -35,12 +35,14 @@ from typing import Literal
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from opentelemetry.trace import Span, SpanKind
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 from pydantic import ValidationError
 
 from contracts import REGISTRY, Envelope, Event, UnknownEventType
 from contracts.subjects import filter_for
+from services.platform import telemetry
 from services.platform.bus import ConsumerPolicy, ensure_stream
 from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, append_in
@@ -48,6 +50,7 @@ from services.platform.settings import InfraSettings
 
 log = logging.getLogger("jipsa.consumer")
 DECISION_RACES = 5
+LAG_SAMPLE_S = 5.0
 Result = Literal["handled", "duplicate", "retry", "parked"]
 
 
@@ -126,17 +129,24 @@ class Consumer:
                 await asyncio.sleep(1.0)
 
     async def _fetch_loop(self, pull: JetStreamContext.PullSubscription, stop: asyncio.Event) -> None:
-        idle = 0
+        clock = asyncio.get_running_loop().time
+        sampled_at = clock() - LAG_SAMPLE_S
         while not stop.is_set():
+            if clock() - sampled_at >= LAG_SAMPLE_S:
+                await self._sample_lag()
+                sampled_at = clock()
             try:
                 msgs = await pull.fetch(self.policy.fetch_batch, timeout=1.0)
             except TimeoutError:  # nats' own, or asyncio's on some server versions (seen with 2.9)
-                idle += 1
-                if idle % 5 == 0:  # a consumer wiped with NATS's storage only ever times out: look for it
-                    await self.js.consumer_info(self.settings.stream_name, self.durable)
                 continue
-            idle = 0
             await asyncio.gather(*(self.handle_message(m) for m in msgs))
+
+    async def _sample_lag(self) -> None:
+        """One request every few seconds, busy or idle: it samples the consumer's lag, and it is how a
+        consumer wiped with NATS's storage is noticed (fetching from it only ever times out): it raises,
+        and `run` binds again."""
+        info = await self.js.consumer_info(self.settings.stream_name, self.durable)
+        telemetry.record_consumer_lag(self.durable, info.num_pending or 0)
 
     async def handle_message(self, msg: Msg) -> Result:
         delivery = msg.metadata.num_delivered
@@ -145,6 +155,23 @@ class Consumer:
             event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
         except (ValidationError, UnknownEventType, ValueError) as e:
             return await self._park(msg, f"unreadable message: {e}", delivery)
+        with self._span(envelope, msg, delivery) as span, telemetry.log_context(envelope):
+            result = await self._deliver(msg, envelope, event, delivery)
+            span.set_attribute("jipsa.outcome", result)
+        return result
+
+    def _span(self, envelope: Envelope, msg: Msg, delivery: int) -> contextlib.AbstractContextManager[Span]:
+        """The handler's span, a child of the span that appended the event (its envelope's traceparent)."""
+        attributes = {
+            "messaging.system": "nats",
+            "messaging.destination.name": msg.subject,
+            "messaging.consumer.group.name": self.durable,
+            "jipsa.delivery": delivery,
+        }
+        name = f"{self.sub.consumer} {envelope.event_type}"
+        return telemetry.span_from(envelope, name, kind=SpanKind.CONSUMER, attributes=attributes)
+
+    async def _deliver(self, msg: Msg, envelope: Envelope, event: Event, delivery: int) -> Result:
         if delivery > self.policy.max_attempts:
             return await self._park(
                 msg, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery
@@ -174,7 +201,9 @@ class Consumer:
                         HandlerContext(conn, self.store, envelope, event, delivery)
                     )
                     if outcome:
-                        await append_in(conn, outcome.events, expected_version=outcome.expected_version)
+                        # Re-parented on this handler's span: the next consumer's span becomes its child.
+                        events = telemetry.with_current_trace(outcome.events)
+                        await append_in(conn, events, expected_version=outcome.expected_version)
                 return "handled"
             except ConcurrencyError:
                 if race == DECISION_RACES - 1:
@@ -186,6 +215,7 @@ class Consumer:
         if delivery >= self.policy.max_attempts:
             return await self._park(msg, f"failed {delivery} times, last: {reason}", delivery)
         log.warning("%s: delivery %d failed (%s); retrying", self.durable, delivery, reason)
+        telemetry.mark_failed(reason, error)
         await msg.nak(delay=self.policy.delay_after(delivery))
         return "retry"
 
@@ -197,6 +227,8 @@ class Consumer:
             await msg.nak(delay=self.policy.delay_after(min(delivery, len(self.policy.backoff_s))))
             return "retry"
         log.error("%s: parked %s: %s", self.durable, msg.subject, reason)
+        telemetry.mark_failed(reason)
+        telemetry.record_dead_letter(self.sub.consumer)
         await msg.term()
         return "parked"
 

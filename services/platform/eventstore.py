@@ -37,6 +37,7 @@ from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import REGISTRY, Envelope, Event
+from services.platform import telemetry
 
 APPEND_LOCK_KEY = 0x4A495053  # "JIPS": the one key every append serialises on
 NOTIFY_CHANNEL = "jipsa_events"
@@ -144,18 +145,28 @@ async def append_in(
     """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit)."""
     if not events:
         return []
-    # Its own statement: a statement's snapshot is taken before it runs, so reads in the
-    # statement that waited for the lock would not see the commit of the appender before us.
-    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK_KEY,))
-    ids = [e.event_id for e in events]
-    stored_ids, versions = await _stored_ids_and_versions(conn, ids, {e.stream_id for e in events})
-    already = await _read_ids(conn, stored_ids) if stored_ids else {}
-    fresh = [e for e in events if e.event_id not in already]
-    if not fresh:
-        return [already[i] for i in ids]
-    if expected_version is not None:
-        _check_expected(fresh, versions, expected_version)
-    appended = await _insert(conn, fresh, versions)
+    streams = {e.stream_id for e in events}
+    attributes = {"db.system.name": "postgresql", "jipsa.store.events": len(events)}
+    attributes["jipsa.stream_id"] = next(iter(streams)) if len(streams) == 1 else f"{len(streams)} streams"
+    with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span:
+        # Its own statement: a statement's snapshot is taken before it runs, so reads in the
+        # statement that waited for the lock would not see the commit of the appender before us.
+        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK_KEY,))
+        ids = [e.event_id for e in events]
+        stored_ids, versions = await _stored_ids_and_versions(conn, ids, streams)
+        already = await _read_ids(conn, stored_ids) if stored_ids else {}
+        fresh = [e for e in events if e.event_id not in already]
+        span.set_attribute("jipsa.store.appended", len(fresh))
+        if not fresh:
+            return [already[i] for i in ids]
+        if expected_version is not None:
+            _check_expected(fresh, versions, expected_version)
+        appended = await _insert(conn, fresh, versions)
+    # Counted here, the one place every append of every process passes (consumers, the gateway, the
+    # supervisor's timers), and only for events new to the store. The price: a transaction rolled back
+    # after this point (a lost race later in a timer's batch, a failed commit) has been counted; rare,
+    # and the store, not a dashboard, is the record of what happened.
+    telemetry.record_appended(fresh)
     by_id = {**already, **{r.envelope.event_id: r for r in appended}}
     return [by_id[i] for i in ids]
 

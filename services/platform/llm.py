@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from contracts.telemetry import LlmCallRecorded
+from services.platform import telemetry
 from services.platform.settings import REPO_ROOT
 
 PROMPTS_DIR = REPO_ROOT / "prompts"
@@ -310,13 +311,13 @@ class LlmClient:
         fallback: Callable[[], T],
     ) -> LlmResult[T]:
         """The model's answer validated into `schema`, or `fallback()`'s."""
-        return await self._complete(call_point, variables, JsonAnswer(schema), run_id, fallback)
+        return await self._traced(call_point, variables, JsonAnswer(schema), run_id, fallback)
 
     async def text(
         self, call_point: str, variables: dict[str, Any], *, run_id: str, fallback: Callable[[], str]
     ) -> LlmResult[str]:
         """Free text (Markdown) for call points that answer a person, or `fallback()`'s."""
-        return await self._complete(call_point, variables, TextAnswer(), run_id, fallback)
+        return await self._traced(call_point, variables, TextAnswer(), run_id, fallback)
 
     async def embed(self, texts: list[str]) -> list[list[float]] | None:
         """One vector per text, or None when no embedding endpoint is configured or it fails."""
@@ -330,8 +331,42 @@ class LlmClient:
             )
             return [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
 
-        result = await self._with_retries(send)
-        return None if isinstance(result, _Failure) else result
+        with telemetry.tracer().start_as_current_span("llm embeddings") as span:
+            span.set_attributes({"gen_ai.operation.name": "embeddings", "gen_ai.request.model": model})
+            result = await self._with_retries(send)
+            if isinstance(result, _Failure):
+                telemetry.mark_failed(result.error)
+                return None
+            return result
+
+    async def _traced(
+        self,
+        call_point: str,
+        variables: dict[str, Any],
+        answer: AnswerFormat[T],
+        run_id: str,
+        fallback: Callable[[], T],
+    ) -> LlmResult[T]:
+        """One call point's call as a span with what `LlmCallRecorded` records of it."""
+        with telemetry.tracer().start_as_current_span(f"llm {call_point}") as span:
+            result = await self._complete(call_point, variables, answer, run_id, fallback)
+            record = result.record
+            attributes = {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": record.model,
+                "gen_ai.usage.input_tokens": record.prompt_tokens,
+                "gen_ai.usage.output_tokens": record.completion_tokens,
+                "jipsa.run_id": run_id,
+                "jipsa.llm.call_point": call_point,
+                "jipsa.llm.prompt_hash": record.prompt_hash,
+                "jipsa.llm.outcome": record.outcome,
+                "jipsa.llm.fallback_used": record.fallback_used,
+                "jipsa.llm.latency_ms": record.latency_ms,
+            }
+            span.set_attributes({key: value for key, value in attributes.items() if value is not None})
+            if record.error:
+                telemetry.mark_failed(record.error)
+            return result
 
     async def _complete(
         self,

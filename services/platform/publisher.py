@@ -24,6 +24,7 @@ from nats.js import JetStreamContext
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import subject_for
+from services.platform import telemetry
 from services.platform.bus import ensure_stream
 from services.platform.eventstore import EventStore, Recorded
 from services.platform.settings import InfraSettings
@@ -120,6 +121,21 @@ class Publisher:
                 await wakeup.wait(stop, idle_check_s)
 
     async def _publish(self, records: list[Recorded], checkpoint: Checkpoint) -> int:
+        # One batch carries events of many runs, so its span starts a trace of its own, linked to each
+        # event's; the events' own traces go on to the consumers through the `traceparent` header.
+        attributes = {
+            "messaging.system": "nats",
+            "messaging.operation.type": "send",
+            "messaging.destination.name": self.settings.stream_name,
+            "messaging.batch.message_count": len(records),
+            "jipsa.position.first": records[0].position,
+            "jipsa.position.last": records[-1].position,
+        }
+        links = telemetry.links_to(r.envelope for r in records)
+        with telemetry.root_span(f"publish {self.settings.stream_name}", attributes, links):
+            return await self._publish_batch(records, checkpoint)
+
+    async def _publish_batch(self, records: list[Recorded], checkpoint: Checkpoint) -> int:
         futures = [
             await self.js.publish_async(
                 subject_for(r.envelope, self.settings.namespace),

@@ -21,6 +21,7 @@ from services.platform.consumer import Consumer, Subscription
 from services.platform.db import open_pool
 from services.platform.runtime import ServersNotFound, load_infra_settings
 from services.platform.settings import InfraSettings
+from services.platform.telemetry import setup_telemetry
 
 BackgroundLoop = Callable[[asyncio.Event], Awaitable[None]]
 
@@ -57,6 +58,7 @@ async def serve(
 def main(name: str, build: Build) -> None:
     """`python -m services.<name>`: the servers of the `make run` that is up, or DATABASE_URL/NATS_URL."""
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s %(levelname)s {name} %(name)s: %(message)s")
+    setup_telemetry(name)
 
     async def run() -> None:
         stop = asyncio.Event()

@@ -19,10 +19,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+from opentelemetry.trace import Span
 
 from contracts import Envelope, Event, caused_by
 from contracts.results import StepResult
@@ -30,6 +32,7 @@ from contracts.supervisor import StepStarted
 from contracts.teams import StepCompleted, StepFailed
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import StepError, Team
+from services.platform import telemetry
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 
 log = logging.getLogger("jipsa.team")
@@ -103,7 +106,8 @@ async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: E
     )
     began = time.perf_counter()
     try:
-        output = await asyncio.wait_for(work(step), timeout=started.timeout_s)
+        with _work_span(team, started):
+            output = await asyncio.wait_for(work(step), timeout=started.timeout_s)
     except StepFailure as failure:
         return [caused_by(_failed(team, started, failure, began), cause)]
     except TimeoutError:
@@ -126,6 +130,17 @@ async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: E
     )
     audit: list[Event] = [*output.tool_decisions, *output.llm_calls]
     return [caused_by(e, cause) for e in (*audit, completed)]
+
+
+def _work_span(team: Team, started: StepStarted) -> AbstractContextManager[Span]:
+    """The team's work as a span inside the handler's: a failure or timeout marks it in error."""
+    attributes = {
+        "jipsa.team": team.value,
+        "jipsa.step_id": started.step_id,
+        "jipsa.task": started.task,
+        "jipsa.attempt": started.attempt,
+    }
+    return telemetry.tracer().start_as_current_span(f"team {team.value}", attributes=attributes)
 
 
 def _failed(team: Team, started: StepStarted, failure: StepFailure, began: float) -> StepFailed:
