@@ -11,6 +11,7 @@ import uvicorn
 from services.gateway.app import create_app, server_config
 from services.gateway.settings import GatewaySettings
 from services.platform.runtime import ServersNotFound, load_infra_settings
+from services.platform.telemetry import setup_telemetry
 
 
 async def main() -> None:
@@ -22,6 +23,7 @@ async def main() -> None:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    setup_telemetry("gateway")
     try:
         asyncio.run(main())
     except ServersNotFound as missing:

@@ -13,6 +13,7 @@ from services.gateway.protocol import (
     TodoSkipFrame,
 )
 from services.gateway.reads import Reads
+from services.platform import telemetry
 from services.platform.eventstore import EventStore, Recorded
 
 
@@ -29,7 +30,11 @@ class RunRequests:
         self.store, self.reads = store, reads
 
     async def ask(self, session_id: str, frame: QueryFrame) -> Recorded:
-        return await self._append(person_events.query_received(frame, session_id))
+        """A new run, and its trace: the root span's context rides in QueryReceived's envelope, and
+        every event the run causes inherits it."""
+        envelope = person_events.query_received(frame, session_id)
+        with telemetry.root_span("run", telemetry.envelope_attributes(envelope)):
+            return await self._append(envelope.model_copy(update={"trace": telemetry.trace_context_now()}))
 
     async def answer_plan(self, session_id: str, frame: InterruptResponseFrame) -> Recorded:
         await self.first_event(session_id, frame.run_id)

@@ -8,6 +8,7 @@ import signal
 import sys
 
 from services.platform.runtime import ServersNotFound
+from services.platform.telemetry import setup_telemetry
 from services.projector.bootstrap import load_settings, opened_store
 from services.projector.runner import Projector
 
@@ -23,6 +24,7 @@ async def main() -> None:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    setup_telemetry("projector")
     try:
         asyncio.run(main())
     except ServersNotFound as missing:
