@@ -170,8 +170,10 @@ async def main() -> None:
     from services.platform.bus import connect
     from services.platform.db import open_pool
     from services.platform.runtime import load_infra_settings
+    from services.platform.telemetry import setup_telemetry
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s %(message)s")
+    setup_telemetry("publisher")
     settings = load_infra_settings()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
