@@ -12,6 +12,9 @@ TOOL_NAMES = {
     "jeonse_risk": "전세 위험도",
     "market_analysis": "시세 판단",
     "contract_review": "계약서 검토",
+    "loan_simulation": "대출 한도·상환",
+    "roi": "투자 수익률",
+    "policy": "주거 지원 정책",
 }
 
 

@@ -21,18 +21,24 @@ def _num(text: str | None) -> float:
 
 def parse_amounts_manwon(text: str) -> list[int]:
     """Every money amount in `text`, in order, in 만원. Bare numbers without a unit are not money."""
-    amounts: list[int] = []
+    return [value for _, _, value in find_amounts(text)]
+
+
+def find_amounts(text: str) -> list[tuple[int, int, int]]:
+    """Every money amount in `text` as (start, end, 만원), so a caller can read the words around it."""
+    amounts: list[tuple[int, int, int]] = []
     for m in _AMOUNT.finditer(text):
         eok, cheon, man = m.group("eok"), m.group("cheon"), m.group("man")
         if m.group("won"):  # "350,000,000원"
-            amounts.append(round(_num(m.group("won")) / 10_000))
+            value = round(_num(m.group("won")) / 10_000)
+        elif eok or cheon or man:
+            # "3억 5천" means 5천만: a 천 after 억 without 만 is still thousands of 만원.
+            value = round(_num(eok) * 10_000 + _num(cheon) * 1_000 + _num(man))
+        else:
             continue
-        if not (eok or cheon or man):
-            continue
-        # "3억 5천" means 5천만: a 천 after 억 without 만 is still thousands of 만원.
-        value = _num(eok) * 10_000 + _num(cheon) * 1_000 + _num(man)
-        amounts.append(round(value))
-    return [a for a in amounts if a > 0]
+        if value > 0:
+            amounts.append((m.start(), m.end(), value))
+    return amounts
 
 
 def won_text(manwon: float) -> str:

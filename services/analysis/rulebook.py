@@ -9,6 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.analysis.lending_rules import LendingRules
+from services.analysis.regions import RegionRules
+from services.analysis.tax_rules import TaxRules
 from services.platform.settings import REPO_ROOT
 
 RULES_DIR = REPO_ROOT / "infra" / "seed" / "rules"
@@ -90,10 +93,13 @@ class JeonseRiskRules(_Rule):
 class RuleBook(_Rule):
     lease: LeaseRules
     jeonse_risk: JeonseRiskRules
+    lending: LendingRules
+    tax: TaxRules
+    regions: RegionRules
 
     @classmethod
     def load(cls, directory: Path = RULES_DIR) -> RuleBook:
         def read(name: str) -> dict:
             return tomllib.loads((directory / f"{name}.toml").read_text(encoding="utf-8"))
 
-        return cls(lease=read("lease"), jeonse_risk=read("jeonse_risk"))
+        return cls(**{name: read(name) for name in cls.model_fields})

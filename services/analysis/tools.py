@@ -12,6 +12,7 @@ from contracts.values import StepFocus
 from services.analysis.case import Case
 from services.analysis.contract_review import contract_review, contract_text
 from services.analysis.jeonse_risk import jeonse_risk
+from services.analysis.loan_simulation import loan_simulation
 from services.analysis.market import market_analysis
 from services.analysis.rent_increase import rent_increase
 from services.analysis.rulebook import RuleBook
@@ -60,6 +61,14 @@ TOOLS = (
         StepFocus.CONTRACT_REVIEW,
         re.compile(r"계약서|특약|조항"),
         lambda case, lib: contract_review(case, lib.statutes),
+    ),
+    Tool(
+        "loan_simulation",
+        StepFocus.LOAN_SIMULATION,
+        re.compile(
+            r"한도|DSR|LTV|스트레스|상환액|원리금|원금균등|만기일시|얼마(?:나|까지)?\s*빌|주담대", re.I
+        ),
+        lambda case, lib: loan_simulation(case, lib.rules.lending, lib.rules.regions),
     ),
 )
 

@@ -1,0 +1,205 @@
+"""The person's own figures and circumstances (신상·재무 정보) read from a step: the step's inputs first,
+then the question's words. Each money amount takes its role from the nearest role word before it
+("연봉 6천", "기존 대출 월 50만원"), else from the word right after it ("8억짜리 아파트"); an amount with
+no role word is a price. Nothing is filled in that the person did not say: absent stays None."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from services.analysis.case import Case
+from services.analysis.money import find_amounts
+
+# Role words, most specific first: on a tie (same end) the earlier role wins, so "기존 대출" is debt.
+_ROLES = (
+    ("debt", r"기존\s*대출|다른\s*대출|신용\s*대출|마이너스\s*통장|부채|빚|갚고\s*있"),
+    ("monthly_income", r"월급|월\s*소득|월\s*수입|월\s*실수령"),
+    ("income", r"연봉|연\s*소득|소득|수입"),
+    ("rent", r"월세|임대료|차임"),
+    ("deposit", r"보증금|전세\s*(?:금|가)?"),
+    ("holding", r"보유세|재산세"),
+    ("assets", r"순자산|자산|재산"),
+    ("loan", r"대출|빌려|빌리|융자|주담대"),
+    ("price", r"집값|매매\s*가?|시세|가격|분양가|아파트|주택|집|구입|매수|짜리|오피스텔|빌라"),
+)
+_ROLE_RE = [(role, re.compile(words)) for role, words in _ROLES]
+_AFTER = re.compile(r"원?\s*(?:짜리)?\s*(\S{1,4})")
+_NO_INCOME = re.compile(r"무소득|(?:소득|수입|연봉)\s*(?:이|은|는)?\s*(?:없|0\s*원)")
+_NO_DEBT = re.compile(
+    r"(?:기존\s*대출|다른\s*대출|부채|빚)\s*(?:이|은|는)?\s*(?:없|0\s*원)|대출\s*(?:이|은)?\s*없"
+)
+_AGE = re.compile(r"만\s*(\d{1,2})\s*세|(\d{1,2})\s*(?:살|세)")
+_MARRIAGE_YEAR = re.compile(r"(?:결혼|혼인)\s*(\d{1,2})\s*년\s*(?:차|째)?")
+_CHILDREN = re.compile(r"(?:자녀|아이|애)\s*(\d)\s*명|(\d)\s*자녀")
+_HOUSES = re.compile(r"(\d)\s*주택|집\s*(\d)\s*채|(\d)\s*채")
+_RATE = re.compile(
+    r"(?:금리|이자율?|이율)\s*(?:는|은|가|이)?\s*(?:연\s*)?(\d+(?:\.\d+)?)\s*(?:%|퍼센트|프로)"
+)
+_TERM = re.compile(r"(\d{1,2})\s*년\s*(?:만기|상환|분할)|만기\s*(\d{1,2})\s*년")
+_HOLD = re.compile(r"(\d{1,2})\s*년\s*(?:후|뒤|보유|있다가|동안\s*보유)")
+_AREA = re.compile(r"전용\s*(\d{2,3}(?:\.\d+)?)\s*(?:㎡|m2|제곱미터)?")
+METHOD_WORDS = {"equal_principal": "원금균등", "equal_payment": "원리금균등", "bullet": "만기일시"}
+
+
+@dataclass(frozen=True)
+class Profile:
+    income_manwon: float | None = None  # 연소득 (부부합산이면 그 값)
+    price_manwon: float | None = None  # 매매가
+    loan_manwon: float | None = None  # 받으려는 대출
+    debt_monthly_manwon: float | None = None  # 기존 대출 월 상환액
+    debt_balance_manwon: float | None = None  # 기존 대출 잔액 (상환액을 모를 때만)
+    deposit_manwon: float | None = None  # 받는 임대보증금(전세금)
+    rent_monthly_manwon: float | None = None  # 받는 월세
+    holding_annual_manwon: float | None = None  # 연 보유세
+    assets_manwon: float | None = None  # 순자산
+    house_count: int | None = None  # 지금 가진 주택 수
+    first_home: bool = False  # 생애최초
+    age: int | None = None  # 만 나이
+    married: bool | None = None
+    marriage_years: float | None = None
+    engaged: bool = False  # 결혼 예정
+    children: int | None = None
+    newborn: bool = False  # 2년 내 출산
+    rate: float | None = None  # 대출 금리 (소수)
+    term_years: int | None = None
+    holding_years: int | None = None
+    method: str | None = None
+    area_m2: float | None = None  # 전용면적
+
+
+def amount_roles(text: str) -> list[tuple[str, int, str]]:
+    """(role, 만원, the words just before it) for every amount in the text."""
+    found, prev_end = [], 0
+    amounts = find_amounts(text)
+    for i, (start, end, value) in enumerate(amounts):
+        before = text[prev_end:start]
+        after = text[end : amounts[i + 1][0] if i + 1 < len(amounts) else len(text)]
+        found.append((_role_of(before, after), value, before))
+        prev_end = end
+    return found
+
+
+def _role_of(before: str, after: str) -> str:
+    """The role word before the amount decides, except that a price or loan noun right after it ("5억
+    대출", "8억짜리 아파트") names what a price-or-loan amount is: Korean puts that noun on either side."""
+    said_before = _role(before)
+    m = _AFTER.match(after)
+    said_after = _role(m.group(1)) if m else None
+    if said_after in ("price", "loan") and said_before in (None, "price", "loan"):
+        return said_after
+    return said_before or _role(after[:8]) or "price"
+
+
+def _role(words: str) -> str | None:
+    hits = [(m.end(), -i, role) for i, (role, rx) in enumerate(_ROLE_RE) for m in rx.finditer(words)]
+    return max(hits)[2] if hits else None
+
+
+def read_profile(case: Case) -> Profile:
+    text = case.query
+    money: dict[str, float] = {}
+    for role, value, before in amount_roles(text):
+        if role == "debt":
+            role = "debt_monthly" if re.search(r"월", before) else "debt_balance"
+        if role == "monthly_income":
+            role, value = "income", value * 12
+        money.setdefault(role, float(value))
+    if _NO_INCOME.search(text):
+        money["income"] = 0.0
+    if _NO_DEBT.search(text):
+        money["debt_monthly"] = 0.0
+    houses, first_home = _houses(text)
+    married, years, engaged = _marriage(text)
+    children, newborn = _children(text)
+    return Profile(
+        income_manwon=_pick(case, money, "income", "income_manwon", "annual_income_manwon"),
+        price_manwon=_pick(case, money, "price", "price_manwon", "sale_price_manwon") or _entity_price(case),
+        loan_manwon=_pick(case, money, "loan", "loan_manwon"),
+        debt_monthly_manwon=_pick(case, money, "debt_monthly", "existing_debt_monthly_manwon"),
+        debt_balance_manwon=_pick(case, money, "debt_balance", "existing_debt_balance_manwon"),
+        deposit_manwon=_pick(case, money, "deposit", "deposit_manwon"),
+        rent_monthly_manwon=_pick(case, money, "rent", "monthly_rent_manwon"),
+        holding_annual_manwon=_pick(case, money, "holding", "holding_cost_annual_manwon"),
+        assets_manwon=_pick(case, money, "assets", "net_assets_manwon"),
+        house_count=_int(case.number("house_count"), houses),
+        first_home=bool(case.inputs.get("first_home")) or first_home,
+        age=_int(case.number("age"), _first_int(_AGE, text)),
+        married=married,
+        marriage_years=case.number("marriage_years") or years,
+        engaged=engaged,
+        children=_int(case.number("children"), children),
+        newborn=bool(case.inputs.get("newborn")) or newborn,
+        rate=_rate(case, text),
+        term_years=_int(case.number("term_years"), _first_int(_TERM, text)),
+        holding_years=_int(case.number("holding_years"), _first_int(_HOLD, text)),
+        method=case.text("repayment_method") or next((m for m, w in METHOD_WORDS.items() if w in text), None),
+        area_m2=case.number("area_m2") or _first_float(_AREA, text),
+    )
+
+
+def _pick(case: Case, money: dict[str, float], role: str, *keys: str) -> float | None:
+    given = case.number(*keys)
+    return given if given is not None else money.get(role)
+
+
+def _entity_price(case: Case) -> float | None:
+    """A purchase question's price band from the planner ("8억 이하 아파트"): its upper end."""
+    if case.entities.get("deal_type") not in (None, "sale"):
+        return None
+    return case.number("price_max_manwon")
+
+
+def _int(given: float | None, parsed: int | None) -> int | None:
+    return int(given) if given is not None else parsed
+
+
+def _first_int(rx: re.Pattern[str], text: str) -> int | None:
+    m = rx.search(text)
+    return int(next(g for g in m.groups() if g)) if m else None
+
+
+def _first_float(rx: re.Pattern[str], text: str) -> float | None:
+    m = rx.search(text)
+    return float(m.group(1)) if m else None
+
+
+def _rate(case: Case, text: str) -> float | None:
+    given = case.number("rate_pct")
+    if given is not None:
+        return given / 100
+    m = _RATE.search(text)
+    return float(m.group(1)) / 100 if m else None
+
+
+def _houses(text: str) -> tuple[int | None, bool]:
+    if re.search(r"생애\s*최초|첫\s*집", text):
+        return 0, True
+    if re.search(r"무주택|집\s*(?:이|은)?\s*없", text):
+        return 0, False
+    if "다주택" in text:
+        return 2, False
+    count = _first_int(_HOUSES, text)
+    if count is None and re.search(r"집\s*한\s*채|1주택|일주택", text):
+        count = 1
+    return count, False
+
+
+def _marriage(text: str) -> tuple[bool | None, float | None, bool]:
+    """(married, years since the wedding, engaged): "결혼 3년차" is in its third year, so at most 3."""
+    if re.search(r"결혼\s*예정|예비\s*(?:신혼|부부)|결혼\s*(?:할|을\s*앞)", text):
+        return None, None, True
+    years = _first_int(_MARRIAGE_YEAR, text)
+    if years is not None or re.search(r"신혼|기혼|부부|배우자|남편|아내", text):
+        return True, years, False
+    if re.search(r"미혼|싱글|혼자\s*(?:살|사)|1인\s*가구", text):
+        return False, None, False
+    return None, None, False
+
+
+def _children(text: str) -> tuple[int | None, bool]:
+    newborn = bool(re.search(r"신생아|출산|아기|갓난", text))
+    if re.search(r"자녀\s*(?:는|가)?\s*없|아이\s*(?:는|가)?\s*없|무자녀", text):
+        return 0, False
+    count = _first_int(_CHILDREN, text)
+    return (count if count is not None else (1 if newborn else None)), newborn
