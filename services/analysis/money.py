@@ -43,6 +43,8 @@ def find_amounts(text: str) -> list[tuple[int, int, int]]:
 
 def won_text(manwon: float) -> str:
     """35000 -> '3억 5,000만원'; 4500 -> '4,500만원'; 3.75 -> '3만 7,500원'."""
+    if manwon < 0:  # a loss: the sign in front, the amount read the usual way
+        return "-" + won_text(-manwon)
     if abs(manwon) < 1:
         return f"{round(manwon * 10_000):,}원"
     whole = round(manwon)

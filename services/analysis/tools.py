@@ -15,6 +15,7 @@ from services.analysis.jeonse_risk import jeonse_risk
 from services.analysis.loan_simulation import loan_simulation
 from services.analysis.market import market_analysis
 from services.analysis.rent_increase import rent_increase
+from services.analysis.roi_analysis import roi_analysis
 from services.analysis.rulebook import RuleBook
 from services.analysis.statutes import StatuteBook
 
@@ -69,6 +70,12 @@ TOOLS = (
             r"한도|DSR|LTV|스트레스|상환액|원리금|원금균등|만기일시|얼마(?:나|까지)?\s*빌|주담대", re.I
         ),
         lambda case, lib: loan_simulation(case, lib.rules.lending, lib.rules.regions),
+    ),
+    Tool(
+        "roi",
+        StepFocus.ROI,
+        re.compile(r"수익률|ROI|IRR|투자|시세\s*차익|임대\s*수익|팔면|되팔", re.I),
+        lambda case, lib: roi_analysis(case, lib.rules),
     ),
 )
 
