@@ -18,6 +18,7 @@ from contracts.telemetry import ToolDecisionRecorded
 from contracts.values import Team
 from services.analysis.case import Case
 from services.analysis.insight import summarise
+from services.analysis.policies import PolicyBook
 from services.analysis.rulebook import CORPUS, RuleBook
 from services.analysis.statutes import StatuteBook
 from services.analysis.tools import TOOLS, Library, Selection, Tool, select_tools
@@ -30,7 +31,9 @@ CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령"}
 
 
 def load_library() -> Library:
-    return Library(rules=RuleBook.load(), statutes=StatuteBook.load(CORPUS, laws=CITED_LAWS))
+    return Library(
+        rules=RuleBook.load(), statutes=StatuteBook.load(CORPUS, laws=CITED_LAWS), policies=PolicyBook.load()
+    )
 
 
 def analysis_work(library: Library) -> TeamWork:

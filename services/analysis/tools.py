@@ -14,6 +14,8 @@ from services.analysis.contract_review import contract_review, contract_text
 from services.analysis.jeonse_risk import jeonse_risk
 from services.analysis.loan_simulation import loan_simulation
 from services.analysis.market import market_analysis
+from services.analysis.policies import PolicyBook
+from services.analysis.policy_matching import policy_matching
 from services.analysis.rent_increase import rent_increase
 from services.analysis.roi_analysis import roi_analysis
 from services.analysis.rulebook import RuleBook
@@ -24,10 +26,11 @@ FOCUS_CONFIDENCE, KEYWORD_CONFIDENCE, NO_MATCH_CONFIDENCE = 0.95, 0.6, 0.2
 
 @dataclass(frozen=True)
 class Library:
-    """What the tools read besides the case: the dated rules and the statute text."""
+    """What the tools read besides the case: the dated rules, the statute text and the policy programmes."""
 
     rules: RuleBook
     statutes: StatuteBook
+    policies: PolicyBook
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,12 @@ TOOLS = (
         StepFocus.ROI,
         re.compile(r"수익률|ROI|IRR|투자|시세\s*차익|임대\s*수익|팔면|되팔", re.I),
         lambda case, lib: roi_analysis(case, lib.rules),
+    ),
+    Tool(
+        "policy",
+        StepFocus.POLICY,
+        re.compile(r"지원|정책|혜택|청년|신혼|신생아|생애\s*최초|디딤돌|버팀목|청약\s*통장|감면"),
+        lambda case, lib: policy_matching(case, lib.policies),
     ),
 )
 
