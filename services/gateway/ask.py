@@ -1,14 +1,19 @@
 """`jipsa ask "강남구 아파트 전세 시세"`: ask through a running gateway and watch the run in the terminal.
 
 It creates a session, opens the session's WebSocket, sends the query, shows the plan, the todos moving
-(a live table) and the answer; `--json` prints one JSON object instead. Exit status: 0 for an answer or
-guidance, 1 when the run ended in error, 2 when the gateway cannot be reached, 3 on timeout.
+(a live table) and the answer; `--json` prints one JSON object instead. When the run asks for something
+(a contract's missing fields), `--answer field=value` gives it up front, a terminal prompts for the rest,
+and otherwise the run is left waiting and reported as `input_required` with its questions.
+Exit status: 0 for an answer, guidance or a run waiting for input, 1 when the run ended in error, 2 when
+the gateway cannot be reached, 3 on timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -19,6 +24,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.panel import Panel
 from rich.progress_bar import ProgressBar
+from rich.prompt import Prompt
 from rich.table import Table
 from rich.text import Text
 
@@ -40,6 +46,7 @@ class RunView:
     steps: list[dict[str, Any]] = field(default_factory=list)
     progress_pct: int = 0
     response: dict[str, Any] | None = None
+    input_request: dict[str, Any] | None = None  # the questions the run waits on, if it does
 
     def apply(self, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -52,6 +59,8 @@ class RunView:
         elif kind in ("interrupt_request", "execution_start", "todo_updated"):
             self.steps = message["execution_steps"]
             self.progress_pct = message.get("progress_pct", self.progress_pct)
+        elif kind == "input_request":
+            self.input_request = message
         elif kind == "final_response":
             self.response = message["response"]
 
@@ -63,7 +72,10 @@ class RunView:
 def summary(view: RunView, session_id: str, events: int) -> dict[str, Any]:
     """The `--json` object."""
     plan = view.plan or {}
-    response = view.response or {"type": "error", "content": "", "data": {}}
+    waiting = {"type": "input_required", "content": (view.input_request or {}).get("message", ""), "data": {}}
+    response = view.response or (
+        waiting if view.input_request else {"type": "error", "content": "", "data": {}}
+    )
     data = response["data"]
     metadata = data.get("metadata", {})
     return {
@@ -89,6 +101,7 @@ def summary(view: RunView, session_id: str, events: int) -> dict[str, Any]:
             # The supervisor may group the numbers an answer rests on under "figures"; else all metadata.
             "figures": metadata.get("figures", metadata),
             "documents": data.get("documents", []),
+            "questions": (view.input_request or {}).get("questions", []) if view.response is None else [],
         },
         "events": events,
     }
@@ -111,7 +124,7 @@ class Screen:
             self.live.start()
         elif kind in ("execution_start", "todo_updated") and self.live:
             self.live.update(_todo_table(view), refresh=True)
-        elif kind == "interrupt_request":
+        elif kind in ("interrupt_request", "input_request"):
             self.console.print(f"[yellow]{message['message']}[/]")
         elif kind == "final_response":
             self.close()
@@ -154,11 +167,33 @@ def _answer_panel(response: dict[str, Any]) -> Panel:
     return Panel(Text("\n".join(lines)), title=f"답변 ({response['type']})", border_style=style)
 
 
-async def converse(url: str, query: str, approve: bool, screen: Screen) -> tuple[RunView, str, int]:
+AskPerson = Callable[[dict[str, Any]], str]  # a question -> what the person types
+
+
+def answers_for(
+    request: dict[str, Any], given: dict[str, str], ask_person: AskPerson | None
+) -> dict[str, str]:
+    """The answers to a run's questions: those given up front, the rest asked of the person if we can."""
+    answers = {q["field"]: given[q["field"]] for q in request["questions"] if q["field"] in given}
+    if ask_person is not None:
+        for question in request["questions"]:
+            if question["field"] not in answers and (typed := ask_person(question).strip()):
+                answers[question["field"]] = typed
+    return answers
+
+
+async def converse(
+    url: str,
+    query: str,
+    approve: bool,
+    screen: Screen,
+    given: dict[str, str] | None = None,
+    ask_person: AskPerson | None = None,
+) -> tuple[RunView, str, int]:
     """One question, start to answer: (what was told, the session id, how many events the run has)."""
     async with httpx.AsyncClient(base_url=url, timeout=10) as http:
         session = (await http.post("/api/sessions")).raise_for_status().json()
-        view = RunView()
+        view, sent = RunView(), dict[str, str]()
         socket_url = f"{url.replace('http', 'ws', 1)}/ws/{session['session_id']}?token={session['token']}"
         async with websockets.connect(socket_url) as socket:
             await socket.send(json.dumps({"type": "query", "query": query, "require_approval": approve}))
@@ -172,6 +207,13 @@ async def converse(url: str, query: str, approve: bool, screen: Screen) -> tuple
                     await socket.send(
                         json.dumps({"type": "interrupt_response", "run_id": view.run_id, "action": "approve"})
                     )
+                if message["type"] == "input_request" and message["run_id"] == view.run_id:
+                    answers = answers_for(message, given or {}, ask_person)
+                    if not answers or answers.items() <= sent.items():
+                        break  # nothing new to answer with: the run waits for the person
+                    frame = {"run_id": view.run_id, "step_id": message["step_id"], "answers": answers}
+                    await socket.send(json.dumps({"type": "input_response", **frame}))
+                    sent.update(answers)
                 if view.response is not None:
                     break
         headers = {"Authorization": f"Bearer {session['token']}"}
@@ -181,19 +223,44 @@ async def converse(url: str, query: str, approve: bool, screen: Screen) -> tuple
     return view, session["session_id"], len(events["events"])
 
 
+def parse_answers(pairs: list[str] | None) -> dict[str, str]:
+    answers = {}
+    for pair in pairs or []:
+        field_name, sep, value = pair.partition("=")
+        if not sep or not field_name.strip() or not value.strip():
+            raise typer.BadParameter(f"{pair!r}: expected field=value")
+        answers[field_name.strip()] = value.strip()
+    return answers
+
+
+def prompter(as_json: bool) -> AskPerson | None:
+    """Ask at the terminal only when a person is there to answer and the output is not for a program."""
+    if as_json or not sys.stdin.isatty():
+        return None
+    return lambda question: Prompt.ask(
+        question["label"] + (f" ({question['hint']})" if question.get("hint") else "")
+    )
+
+
 def ask(
     query: Annotated[str, typer.Argument(help="the question, e.g. 강남구 아파트 전세 시세")],
     url: Annotated[str, typer.Option(envvar="JIPSA_GATEWAY_URL", help="the gateway")] = DEFAULT_URL,
     approve: Annotated[bool, typer.Option("--approve", help="ask for plan approval and approve it")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object, nothing else")] = False,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the answer")] = 120.0,
+    answer: Annotated[
+        list[str] | None, typer.Option(help="field=value for a question the run may ask (repeatable)")
+    ] = None,
 ) -> None:
     """Ask Jipsa a question and watch it being answered."""
     console = Console(stderr=True)
     screen = Screen(None if as_json else Console())
     try:
         view, session_id, events = asyncio.run(
-            asyncio.wait_for(converse(url.rstrip("/"), query, approve, screen), timeout)
+            asyncio.wait_for(
+                converse(url.rstrip("/"), query, approve, screen, parse_answers(answer), prompter(as_json)),
+                timeout,
+            )
         )
     except TimeoutError:
         console.print(f"[red]no answer within {timeout:g} s[/]")
