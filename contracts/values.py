@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -65,6 +66,9 @@ class Citation(Frozen):
     article: str
     title: str | None = None
     text: str | None = None
+    enforcement_date: date | None = Field(
+        default=None, description="시행일 of the version quoted (the corpus is a dated snapshot)"
+    )
 
 
 class DocumentRef(Frozen):

@@ -12,18 +12,17 @@ import json
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from contracts.results import Figure, StepResult
+from contracts.search import Audience, LoanProduct
 from contracts.values import Frozen
 from services.platform.team import StepWork
 from services.search.listings import parse_entities
 
 LOAN_FILE = Path(__file__).resolve().parents[2] / "infra" / "seed" / "loans" / "loan_programs.json"
-Audience = Literal["general", "newlywed", "youth", "first_home", "newborn", "multi_child"]
-Kind = Literal["jeonse_loan", "purchase_loan", "ltv", "dsr", "stress_dsr", "dti"]
 # Words of a question that name who is asking; the rules match them, no LLM needed.
 AUDIENCE_WORDS: dict[Audience, tuple[str, ...]] = {
     "newlywed": ("신혼", "결혼", "예비부부"),
@@ -46,50 +45,9 @@ KIND_KO = {
 }
 
 
-class Eligibility(Frozen):
-    age_min: int | None = Field(default=None, ge=0, le=100)
-    age_max: int | None = Field(default=None, ge=0, le=100)
-    income_cap_manwon: int | None = Field(default=None, gt=0, description="부부합산 연소득 상한")
-    net_assets_cap_manwon: int | None = Field(default=None, gt=0)
-    house_count_max: int | None = Field(default=None, ge=0, description="0 = 무주택")
-    household_head: bool | None = None
-    marriage: str | None = None
-    children: str | None = None
-    other: str | None = None
-
-
-class Limit(Frozen):
-    label: str
-    value: float = Field(ge=0)
-    unit: Literal["만원", "%", "%p", "년", "㎡"]
-    applies_to: str | None = None
-
-    @model_validator(mode="after")
-    def _percent_is_a_share(self) -> Limit:
-        if self.unit == "%" and self.value > 100:
-            raise ValueError(f"{self.label}: {self.value}% is not a share")
-        return self
-
-
-class Source(Frozen):
-    title: str = Field(min_length=4)
-    date: date
-
-
-class LoanEntry(Frozen):
-    id: str = Field(pattern=r"^[a-z0-9_]+$")
-    name: str
-    kind: Kind
-    provider: str
-    audiences: list[Audience] = Field(min_length=1)
-    eligibility: Eligibility
-    limits: list[Limit] = Field(min_length=1)
-    rate_min_pct: float | None = Field(default=None, ge=0, le=20)
-    rate_max_pct: float | None = Field(default=None, ge=0, le=20)
-    effective_from: date
-    effective_to: date | None = None
-    source: Source
-    note: str | None = None
+class LoanEntry(LoanProduct):
+    """A product of the data file: the published shape (contracts.search.LoanProduct) plus the checks
+    the file must pass and the date logic the tool needs."""
 
     @model_validator(mode="after")
     def _consistent(self) -> LoanEntry:

@@ -23,12 +23,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any, Literal
+from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
-from pydantic import BaseModel
 
 from contracts.results import Figure, StepResult
+from contracts.search import GroupStats, MarketStats, PriceSummary, RegionMarket
 from services.platform.team import StepWork
 from services.search.listings import (
     COMPLEX_PRICE,
@@ -60,39 +60,6 @@ class Sample:
     station: str | None
     price: float
     area_m2: float | None
-
-
-class PriceSummary(BaseModel):
-    count: int
-    min: float
-    median: float
-    max: float
-    per_pyeong_median: float | None = None
-
-
-class GroupStats(BaseModel):
-    key: str
-    stats: PriceSummary
-
-
-class RegionMarket(BaseModel):
-    region: str
-    places: int  # distinct complexes (or one-room listings) behind the sample
-    stats: PriceSummary
-    by_dong: list[GroupStats]
-    by_band: list[GroupStats]
-
-
-class MarketStats(BaseModel):
-    basis: Literal["asking", "contract"]
-    source: str
-    deal_type: str
-    scope: str
-    price_rule: str
-    area_rule: str
-    window_from: date | None = None
-    window_to: date | None = None
-    regions: list[RegionMarket]
 
 
 def representative_price(lo: float | None, hi: float | None) -> float | None:

@@ -5,6 +5,11 @@ rewritten when a value differs (`IS DISTINCT FROM`), and rows the file no longer
 re-seeding changes nothing, and rows other tables point at (real_deals -> complexes) are never
 deleted and re-inserted, which a delete-then-insert reload would need to cascade through.
 Empty CSV cells become NULL; `schools` joins the three school columns of the listing snapshot.
+
+After the tables, the derived read model `legal_terms` (the analysed terms of each article, see
+services/search/legal/terms.py) is brought up to date: only rows missing, made by another analyser
+version or from another text are derived again, through the terms memo under the data folder, so
+re-seeding analyses nothing and seeding a fresh database copies terms instead of running Kiwi.
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ from rich.console import Console
 from rich.progress import Progress
 
 from services.platform.runtime import load_infra_settings
-from services.platform.settings import REPO_ROOT
+from services.platform.settings import REPO_ROOT, InfraSettings
+from services.search.legal.articles import load_articles
+from services.search.legal.terms import FIELDS, TermsMemo, analyse_texts, field_texts, text_hash
+from services.search.legal.tokens import Analyzer
 
 SEED_DIR = REPO_ROOT / "infra" / "seed"
 Convert = Callable[[str], Any]
@@ -153,11 +161,45 @@ async def sync_table(conn: AsyncConnection, spec: TableSpec, rows: list[tuple[An
         return max(written, 0) + max(cur.rowcount, 0)
 
 
+def terms_memo(data_dir: Path | None = None) -> TermsMemo:
+    """The terms memo of this data folder (JIPSA_DATA_DIR, default .data/)."""
+    return TermsMemo((data_dir or InfraSettings().data_dir) / "cache")
+
+
+async def sync_legal_terms(
+    conn: AsyncConnection, analyzer: Analyzer, memo: TermsMemo | None = None
+) -> tuple[int, int]:
+    """Make `legal_terms` hold the current analysis of every article field; returns (rows, written).
+    Checking a current table costs a hash per field (milliseconds); Kiwi runs only for what is stale
+    and not in the memo."""
+    articles = await load_articles(conn)
+    wanted = {(a.article_id, f): text for a in articles for f, text in field_texts(a).items()}
+    cursor = await conn.execute("SELECT article_id, field, analyzer, source_hash FROM legal_terms")
+    have = {(r["article_id"], r["field"]): (r["analyzer"], r["source_hash"]) for r in await cursor.fetchall()}
+    stale = [k for k, text in wanted.items() if have.get(k) != (analyzer.version, text_hash(text))]
+    tokens = await asyncio.to_thread(analyse_texts, [wanted[k] for k in stale], analyzer, memo)
+    rows = [(*k, analyzer.version, text_hash(wanted[k]), t) for k, t in zip(stale, tokens, strict=True)]
+    async with conn.transaction(), conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO legal_terms (article_id, field, analyzer, source_hash, tokens) "
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (article_id, field) DO UPDATE SET "
+            "analyzer = EXCLUDED.analyzer, source_hash = EXCLUDED.source_hash, tokens = EXCLUDED.tokens",
+            rows,
+        )
+        # Articles gone from the corpus took their rows with them (ON DELETE CASCADE); a field no
+        # longer indexed is dropped here.
+        await cur.execute("DELETE FROM legal_terms WHERE NOT (field = ANY(%s))", (list(FIELDS),))
+        return len(wanted), len(rows) + max(cur.rowcount, 0)
+
+
 async def seed_all(
-    conn: AsyncConnection, on_table: Callable[[str, int, int], None] | None = None
+    conn: AsyncConnection,
+    on_table: Callable[[str, int, int], None] | None = None,
+    memo: TermsMemo | None = None,
 ) -> dict[str, int]:
-    """Seed every read model; returns table -> rows it now holds. `on_table(table, rows, written)`
-    is called after each table (the CLI's progress bar)."""
+    """Seed every read model, then the derived `legal_terms`; returns table -> rows it now holds.
+    `on_table(table, rows, written)` is called after each table (the CLI's progress bar). `memo`
+    defaults to the data folder's terms memo."""
     counts: dict[str, int] = {}
     for spec in TABLES:
         rows = await asyncio.to_thread(spec.rows)
@@ -165,6 +207,10 @@ async def seed_all(
         counts[spec.table] = len(rows)
         if on_table is not None:
             on_table(spec.table, len(rows), written)
+    rows, written = await sync_legal_terms(conn, Analyzer(), memo or terms_memo())
+    counts["legal_terms"] = rows
+    if on_table is not None:
+        on_table("legal_terms", rows, written)
     return counts
 
 
@@ -186,13 +232,13 @@ async def _seed(molit_files: list[Path]) -> None:
     conn = await AsyncConnection.connect(settings.database_url, row_factory=dict_row)
     async with conn:
         with Progress(console=console) as progress:
-            task = progress.add_task("seeding", total=len(TABLES))
+            task = progress.add_task("seeding", total=len(TABLES) + 1)  # + the derived legal_terms
 
             def done(table: str, rows: int, written: int) -> None:
                 progress.update(task, advance=1, description=table)
                 console.print(f"{table}: {rows} rows ({written} written)")
 
-            await seed_all(conn, done)
+            await seed_all(conn, done, terms_memo(settings.data_dir))
         for path in molit_files:
             report = await import_molit(conn, path)
             console.print(f"{path.name}: {report.model_dump_json()}")

@@ -5,7 +5,9 @@ its decree and rules) is among the top k hits; prints top-1/3/5, MRR and the med
 Article level (legal_dev_articles.jsonl): Recall@5 over the `ok` questions, strict (a gold article in
 the top 5) and lenient (gold or acceptable), as the set's README defines them; `unanswerable`
 questions are left out. The index is built from the shipped corpus file, the same rows `jipsa seed`
-loads into `legal_articles`.
+loads into `legal_articles`, with the terms `jipsa seed` stores in `legal_terms`: both come through the
+terms memo of the data folder (.data/cache), so only the first run on a machine, or the first after
+the analyser changed, waits for Kiwi to analyse the corpus.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 
 from services.search.legal.articles import Article, article_from_row
 from services.search.legal.search import LegalIndex, SearchConfig
+from services.search.legal.terms import TermsMemo, corpus_terms
 from services.search.legal.tokens import Analyzer
+from services.search.seed import terms_memo
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "infra" / "seed" / "legal" / "corpus.jsonl"
@@ -95,8 +99,12 @@ def _article_recall(index: LegalIndex) -> tuple[tuple[int, int], tuple[int, int]
     return (strict, total), (lenient, total)
 
 
-def build_index(config: SearchConfig | None = None, analyzer: Analyzer | None = None) -> LegalIndex:
-    return LegalIndex(corpus_articles(), analyzer or Analyzer(), config)
+def build_index(
+    config: SearchConfig | None = None, analyzer: Analyzer | None = None, memo: TermsMemo | None = None
+) -> LegalIndex:
+    articles, analyzer = corpus_articles(), analyzer or Analyzer()
+    terms = corpus_terms(articles, analyzer, memo or terms_memo())
+    return LegalIndex(articles, analyzer, config, terms)
 
 
 def main() -> None:

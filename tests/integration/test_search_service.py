@@ -1,9 +1,13 @@
-"""The search service against real Postgres and NATS: seeding, and StepStarted -> StepCompleted."""
+"""The search service against real Postgres and NATS: seeding (with the derived legal terms), a
+start-up that reads stored terms, corpus embeddings cached in the read model, and StepStarted ->
+StepCompleted."""
 
 from __future__ import annotations
 
 import csv
 import json
+import time
+from datetime import date
 
 import pytest
 
@@ -11,15 +15,21 @@ from contracts import new_envelope
 from contracts.supervisor import StepStarted
 from contracts.values import Team
 from services.platform.consumer import Consumer
+from services.platform.llm import LlmClient, LlmSettings
 from services.platform.publisher import Publisher
 from services.platform.team import team_subscription
-from services.search.__main__ import load_legal_index
-from services.search.seed import SEED_DIR, seed_all
+from services.search.__main__ import attach_dense_vectors, load_legal_index
+from services.search.legal.dense import DenseConfig, corpus_vectors
+from services.search.legal.terms import FIELDS, TermsMemo
+from services.search.legal.tokens import Analyzer
+from services.search.seed import SEED_DIR, seed_all, sync_legal_terms
 from services.search.service import search_work
 from services.search.tools import SearchContext, default_tools
+from tests.fake_openai import EMBEDDINGS, FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
 from tests.integration.bus_helpers import running, wait_until
 
 pytestmark = pytest.mark.integration
+ARTICLE_7 = "주택임대차보호법/제7조"
 
 
 def file_rows() -> dict[str, int]:
@@ -29,7 +39,7 @@ def file_rows() -> dict[str, int]:
     for table, name in (("complexes", "complexes.csv"), ("one_rooms", "one_rooms.csv")):
         with (SEED_DIR / "listings" / name).open(encoding="utf-8", newline="") as f:
             counts[table] = sum(1 for _ in csv.DictReader(f))
-    return counts
+    return counts | {"legal_terms": articles * len(FIELDS)}
 
 
 async def table_digest(pool, table: str) -> str:
@@ -56,6 +66,63 @@ async def test_seeding_loads_every_row_and_reseeding_changes_nothing(pool) -> No
             await conn.execute("SELECT schools FROM complexes WHERE complex_id = '146479'")
         ).fetchone()
     assert row["schools"][0] == "서울구룡초등학교" and len(row["schools"]) == 8
+
+
+async def test_stale_terms_are_derived_again_and_the_index_reads_the_rest(pool, tmp_path) -> None:
+    async with pool.connection() as conn:
+        await seed_all(conn)
+        await conn.execute(
+            "UPDATE legal_terms SET analyzer = 'kiwipiepy-0.0+old' WHERE article_id = %s", (ARTICLE_7,)
+        )
+        await conn.commit()
+        # A memo of its own, empty: the three stale rows are analysed by Kiwi, nothing else.
+        assert await sync_legal_terms(conn, Analyzer(), TermsMemo(tmp_path)) == (
+            file_rows()["legal_terms"],
+            3,
+        )
+        row = await (
+            await conn.execute(
+                "SELECT tokens FROM legal_terms WHERE article_id = %s AND field = 'body'", (ARTICLE_7,)
+            )
+        ).fetchone()
+    assert "m:차임" in row["tokens"]
+    began = time.perf_counter()
+    index = await load_legal_index(pool)
+    built_s = time.perf_counter() - began
+    assert index.analysed_at_build == 0, "every field should come from legal_terms"
+    assert len(index.articles) == file_rows()["legal_articles"] and built_s < 15, built_s
+
+
+async def test_corpus_embeddings_are_computed_once_and_fused(pool, fake_openai: FakeOpenAI) -> None:
+    async with pool.connection() as conn:
+        await seed_all(conn)
+    index = await load_legal_index(pool)
+    llm = LlmClient(LlmSettings(JIPSA_EMBEDDING_URL=fake_openai.base_url, JIPSA_EMBEDDING_MODEL="fake-e5"))
+    try:
+        await attach_dense_vectors(pool, index, llm, "fake-e5")(None)
+        first = len(fake_openai.requests_for(EMBEDDINGS))
+        assert index.dense is not None and first >= len(index.articles) / DenseConfig("m").batch
+        async with pool.connection() as conn:
+            again = await corpus_vectors(conn, index.articles, llm, DenseConfig(model="fake-e5"))
+        assert len(fake_openai.requests_for(EMBEDDINGS)) == first  # every passage came from the table
+        assert again is not None and again.shape == index.dense.vectors.shape
+        vector = await index.query_vector("임대차보호법 6조의3 계약갱신 요구")
+        hits = index.search("임대차보호법 6조의3 계약갱신 요구", query_vector=vector)
+        assert hits[0].article.article_id == "주택임대차보호법/제6조의3"
+        assert any("semantic rank" in h.why for h in hits)
+    finally:
+        await llm.close()
+
+
+async def test_a_failing_embedding_endpoint_leaves_the_index_lexical(pool, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(Reply.error(400), call_point=EMBEDDINGS)  # a 4xx is not retried
+    index = await load_legal_index(pool)
+    llm = LlmClient(LlmSettings(JIPSA_EMBEDDING_URL=fake_openai.base_url))
+    try:
+        await attach_dense_vectors(pool, index, llm, "fake-e5")(None)
+    finally:
+        await llm.close()
+    assert index.dense is None and await index.query_vector("보증금") is None
 
 
 async def broken_listing_search(ctx, step):
@@ -96,7 +163,8 @@ async def test_step_started_to_step_completed_over_nats_with_failure_isolation(s
     (legal,) = await completed("legal")
     laws = {c["law"] for c in legal.result["citations"]}
     assert "주택임대차보호법" in laws and legal.result["citations"][0]["law"].startswith("주택임대차보호법")
-    assert "시행" in legal.result["citations"][0]["title"]
+    top = legal.result["citations"][0]
+    assert date.fromisoformat(top["enforcement_date"]) and "시행" not in f"{top['law']} {top['title']}"
     assert legal.result["data"]["legal_hits"][0]["why"]
 
     (mixed,) = await completed("mixed")

@@ -1,12 +1,23 @@
-"""Tokenisation, BM25 ranking, exact citations, filters and excerpts on a tiny corpus."""
+"""Tokenisation, stored terms, BM25 ranking, dense fusion, exact citations, filters, excerpts and the
+published hits, on a tiny corpus."""
 
+import asyncio
+from datetime import date
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
+from contracts.search import SearchData
 from services.search.legal.articles import Article
 from services.search.legal.bm25 import BM25
+from services.search.legal.dense import DenseConfig, DenseIndex, unit_rows
 from services.search.legal.excerpt import excerpt
 from services.search.legal.search import LegalFilters, LegalIndex
-from services.search.legal.tokens import Analyzer, bigrams
+from services.search.legal.terms import TermsMemo, analyse_texts, corpus_terms
+from services.search.legal.tokens import Analyzer, analysis_version, bigrams, shared_kiwi
+from services.search.legal.tool import legal_search
+from tests.fake_openai import fake_embedding
 
 pytestmark = pytest.mark.unit
 
@@ -137,3 +148,107 @@ def test_excerpt_keeps_the_matching_paragraph_within_budget() -> None:
     shown = excerpt(body, ["보증금"], limit=300)
     assert "⑤ 보증금 반환" in shown and shown.startswith("…") and len(shown) <= 302
     assert excerpt("짧은 조문", ["조문"]) == "짧은 조문"
+
+
+class CountingKiwi:
+    """The real Kiwi, counting the texts it is asked to analyse."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def tokenize(self, texts):
+        self.texts.extend([texts] if isinstance(texts, str) else texts)
+        return shared_kiwi().tokenize(texts)
+
+
+def test_an_index_from_stored_terms_analyses_only_questions(tmp_path) -> None:
+    kiwi = CountingKiwi()
+    terms = corpus_terms(CORPUS, Analyzer(), TermsMemo(tmp_path))
+    index = LegalIndex(CORPUS, Analyzer(kiwi), terms=terms)
+    assert kiwi.texts == [] and index.analysed_at_build == 0
+    assert index.search("차임 증액 청구 상한")[0].article.law_title.startswith("주택임대차보호법")
+    assert len(kiwi.texts) == 1  # the question
+
+
+def test_missing_or_partial_terms_are_analysed_at_build() -> None:
+    terms = corpus_terms(CORPUS, Analyzer())
+    terms["body"][0] = None
+    kiwi = CountingKiwi()
+    index = LegalIndex(CORPUS, Analyzer(kiwi), terms=terms)
+    assert index.analysed_at_build == 1 and kiwi.texts == [CORPUS[0].body]
+    assert [h.article.article_id for h in index.search("차임 증액")] == [
+        h.article.article_id for h in LegalIndex(CORPUS, Analyzer()).search("차임 증액")
+    ]
+
+
+def test_terms_memo_analyses_a_text_once_per_analyser_version(tmp_path) -> None:
+    memo, kiwi = TermsMemo(tmp_path), CountingKiwi()
+    first = analyse_texts(["임차인이 보증금을", "임대인"], Analyzer(kiwi), memo)
+    again = analyse_texts(["임대인", "임차인이 보증금을"], Analyzer(kiwi), memo)
+    assert kiwi.texts == ["임차인이 보증금을", "임대인"] and again == first[::-1]
+    assert Analyzer(bigrams=False).version != Analyzer().version  # another version: its own entries
+    assert memo.load(Analyzer(bigrams=False).version) == {}
+    memo.path(Analyzer().version).write_bytes(b"not gzip")  # a damaged memo is only a slower start
+    assert analyse_texts(["임대인"], Analyzer(), memo) == [first[1]]
+
+
+def test_analyser_version_is_known_without_loading_kiwi() -> None:
+    version = Analyzer(kiwi=None).version
+    assert version.startswith("kiwipiepy-") and "+rules-" in version and version == analysis_version()
+
+
+class VectorsOf:
+    """An embedder of our own port: fake_openai's deterministic vectors, without HTTP."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail, self.asked = fail, []
+
+    async def embed(self, texts: list[str]) -> list[list[float]] | None:
+        self.asked.extend(texts)
+        return None if self.fail else [fake_embedding(t) for t in texts]
+
+
+def dense_for(corpus, embedder) -> DenseIndex:
+    config = DenseConfig(model="fake")
+    return DenseIndex(unit_rows([fake_embedding(config.passage(a)) for a in corpus]), embedder, config)
+
+
+async def test_dense_ranking_is_fused_with_the_lexical_one(index: LegalIndex) -> None:
+    fused = LegalIndex(CORPUS, Analyzer())
+    fused.attach_dense(dense_for(CORPUS, VectorsOf()))
+    query = "개업공인중개사 중개대상물 설명"
+    vector = await fused.query_vector(query)
+    assert vector is not None and abs(float(np.linalg.norm(vector)) - 1) < 1e-5
+    hits = fused.search(query, limit=3, query_vector=vector)
+    assert hits[0].article.article_id == "공인중개사법/제33조" and "semantic rank" in hits[0].why
+    lexical = [h.article.article_id for h in index.search(query, limit=3)]
+    assert [h.article.article_id for h in fused.search(query, limit=3)] == lexical  # no vector: lexical
+    # Filters and exact citations hold under fusion too.
+    cited = fused.search("임대차보호법 6조의3", LegalFilters(doc_types=("법률",)), query_vector=vector)
+    assert cited[0].exact_citation and {h.article.doc_type for h in cited} == {"법률"}
+
+
+async def test_a_failing_or_slow_embedder_leaves_the_question_lexical() -> None:
+    fused = LegalIndex(CORPUS, Analyzer())
+    fused.attach_dense(dense_for(CORPUS, VectorsOf(fail=True)))
+    assert await fused.query_vector("보증금") is None
+
+    class Slow:
+        async def embed(self, texts):
+            await asyncio.sleep(5)
+
+    slow = DenseIndex(np.eye(2, dtype=np.float32), Slow(), DenseConfig(model="slow", query_timeout_s=0.05))
+    assert await slow.query_vector("보증금") is None
+    with pytest.raises(ValueError, match="2 vectors for 6 articles"):
+        fused.attach_dense(slow)
+
+
+async def test_legal_tool_publishes_typed_hits_and_dated_citations(index: LegalIndex) -> None:
+    step = SimpleNamespace(query="임대차보호법 6조의3 계약갱신", task="법령 검색", inputs={})
+    result = await legal_search(SimpleNamespace(legal=index), step)
+    data = SearchData.model_validate(result.data)
+    assert data.legal_hits[0].article_id == "주택임대차보호법/제6조의3" and data.legal_hits[0].exact_citation
+    assert data.legal_hits[0].enforcement_date == date(2023, 7, 19) and data.legal_hits[0].excerpt
+    citation = result.citations[0]
+    assert citation.enforcement_date == date(2023, 7, 19)
+    assert citation.title == "계약갱신 요구 등" and "시행" not in citation.law + (citation.title or "")

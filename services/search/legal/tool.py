@@ -6,8 +6,11 @@ Step inputs it reads besides `query`: `laws` (titles or short names), `doc_types
 
 from __future__ import annotations
 
+import asyncio
+from datetime import date
 from typing import Any, Protocol
 
+from contracts import search as published
 from contracts.results import StepResult
 from contracts.values import Citation
 from services.platform.team import StepFailure, StepWork
@@ -24,7 +27,9 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
     if ctx.legal is None:
         raise StepFailure("legal_index_missing", "the legal index is not loaded", retryable=True)
     query = step.query or step.task
-    hits = ctx.legal.search(query, filters_from(step.inputs), limit=LIMIT)
+    vector = await ctx.legal.query_vector(query)  # None without an embedding endpoint
+    # A few ms of numpy and Kiwi, off the loop all the same: never let a slow analysis stall the bus.
+    hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs), LIMIT, vector)
     return legal_result(hits)
 
 
@@ -44,20 +49,36 @@ def legal_result(hits: list[LegalHit]) -> StepResult:
         headline=f"{top.label}가 가장 관련이 깊습니다",
         findings=[f"{h.article.label}: {_first_sentence(h.shown_text)}" for h in hits],
         citations=[citation(h) for h in hits],
-        data={"legal_hits": [h.as_data() for h in hits]},
+        data={"legal_hits": [published_hit(h).model_dump(mode="json") for h in hits]},
+    )
+
+
+def published_hit(hit: LegalHit) -> published.LegalHit:
+    a = hit.article
+    return published.LegalHit(
+        article_id=a.article_id,
+        law_title=a.law_title,
+        doc_type=a.doc_type,
+        article_number=a.article_number,
+        article_title=a.article_title,
+        enforcement_date=date.fromisoformat(a.enforcement_date),
+        excerpt=hit.shown_text,
+        score=round(hit.score, 4),
+        why=hit.why,
+        exact_citation=hit.exact_citation,
     )
 
 
 def citation(hit: LegalHit) -> Citation:
-    """The version date travels in the title: the corpus is a dated snapshot (see its README)."""
+    """The version date travels in its own field: the corpus is a dated snapshot (see its README)."""
     a = hit.article
-    title = (
-        f"{a.article_title} (시행 {a.enforcement_date})"
-        if a.article_title
-        else f"(시행 {a.enforcement_date})"
-    )
     return Citation(
-        article_id=a.article_id, law=a.law_title, article=a.article_number, title=title, text=hit.shown_text
+        article_id=a.article_id,
+        law=a.law_title,
+        article=a.article_number,
+        title=a.article_title,
+        text=hit.shown_text,
+        enforcement_date=date.fromisoformat(a.enforcement_date),
     )
 
 
