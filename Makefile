@@ -24,8 +24,10 @@ test: install  ## unit + contract + integration + fault against real NATS and Po
 test-fast: install  ## the tiers that need no servers
 	$(PYTEST) -q -m "unit or contract"
 
-bench: install  ## throughput and latency beside the raw ceilings measured in the same run
+bench: install  ## figures beside baselines measured in the same run: backbone, legal search, LangGraph design
 	$(PY) -m tests.bench.backbone
+	$(PY) -m tests.bench.legal
+	$(PY) -m tests.bench.compare
 
 lint: install
 	$(VENV)/bin/ruff check .
