@@ -42,8 +42,9 @@ _kiwi: list[Kiwi] = []
 def shared_kiwi() -> Kiwi:
     """Kiwi takes seconds to load its model and more to initialise on its first analysis: one instance
     per process, built and warmed on first use. The lock makes a query that arrives during the
-    start-up warm-up wait for it instead of building a second model (and Kiwi's lazy initialisation
-    is not documented as safe to race)."""
+    start-up warm-up wait for it instead of building a second model. Built and initialised in one
+    thread, an instance may then analyse from several threads at once (the maintainer's word,
+    bab2min/Kiwi#145): the legal tool analyses questions in worker threads."""
     with _kiwi_lock:
         if not _kiwi:
             kiwi = Kiwi()
