@@ -118,7 +118,30 @@ def test_compose_runs_the_processes_make_run_starts() -> None:
     for name, process in processes.items():
         command = [sys.executable if arg == "python" else arg for arg in SERVICES[name]["command"]]
         assert command == process.command, name
-        assert SERVICES[name].get("deploy", {}).get("replicas", 1) == process.replicas, name
+        assert SERVICES[name].get("deploy", {}).get("replicas", 1) >= process.replicas, name
+
+
+@pytest.mark.parametrize("team", ["search", "analysis", "document"])
+def test_each_team_runs_two_replicas_that_share_its_consumer(team: str) -> None:
+    """Replicas bind one durable consumer (services/platform/consumer.py), so a step runs once."""
+    assert SERVICES[team]["deploy"]["replicas"] == 2
+
+
+def test_the_gateway_is_reachable_from_the_host_and_checked_for_health() -> None:
+    gateway = SERVICES["gateway"]
+    assert "8000:8000" in gateway["ports"]
+    assert gateway["environment"]["JIPSA_GATEWAY_HOST"] == "0.0.0.0"
+    assert "/healthz" in " ".join(gateway["healthcheck"]["test"])
+
+
+def test_every_service_sends_telemetry_to_the_collector() -> None:
+    collector = SERVICES["otel-collector"]
+    config_mount = next(v for v in collector["volumes"] if v.startswith("./infra/otel/"))
+    assert (REPO_ROOT / config_mount.split(":")[0]).is_file()
+    config = yaml.safe_load((REPO_ROOT / config_mount.split(":")[0]).read_text())
+    assert config["receivers"]["otlp"]["protocols"]["http"]["endpoint"].endswith(":4318")
+    for name in APP_SERVICES:
+        assert SERVICES[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://otel-collector:4318"
 
 
 def test_the_dockerfile_copies_only_what_exists() -> None:
