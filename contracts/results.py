@@ -63,5 +63,10 @@ class StepResult(Frozen):
     listings: list[ListingRow] = []
     documents: list[DocumentRef] = []
     questions: list[Question] = []
+    needs_input: bool = Field(
+        default=False,
+        description="the step cannot finish without answers to `questions`: the run waits for them "
+        "(a contract's missing fields). Otherwise the questions only say what would sharpen the answer.",
+    )
     failed_tools: dict[str, str] = Field(default={}, description="tool -> why it failed; the rest stood")
     data: dict[str, Any] = {}

@@ -122,6 +122,7 @@ def ask(fields: LeaseFields, questions: list[Question]) -> LeaseDraft:
     result = StepResult(
         headline=headline,
         questions=questions,
+        needs_input=True,
         data={"document": "lease_contract", "lease_fields": _known(fields)},
     )
     return LeaseDraft(summary=f"계약서 정보 {len(questions)}가지 필요: {labels}", result=result)

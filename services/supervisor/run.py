@@ -59,7 +59,7 @@ class StepState:
     retryable: bool = False
     failures: int = 0  # failed attempts so far: the retry budget (input rounds also add attempts)
     skip_requested: bool = False
-    questions: list[dict[str, Any]] = field(default_factory=list)  # what the last result asked the person
+    questions: list[dict[str, Any]] = field(default_factory=list)  # what the step waits to be told
     input_requested: bool = False
     answers: dict[str, str] = field(default_factory=dict)  # every answer given, later ones winning
 
@@ -147,7 +147,8 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
                 retry_due_at=None,
             )
         case StepCompleted() if state.running(event.step_id, event.attempt):
-            questions = list(event.result.get("questions", []))
+            asks = event.result.get("needs_input", False)
+            questions = list(event.result.get("questions", [])) if asks else []
             return state.with_step(
                 event.step_id,
                 status="completed",

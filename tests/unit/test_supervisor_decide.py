@@ -243,7 +243,11 @@ def test_a_response_copies_only_what_the_steps_produced() -> None:
 
 
 LEASE = PlanStep(step_id="lease", team=Team.DOCUMENT, task="임대차계약서 작성", inputs={"query": "계약서"})
-ASKING = {"headline": "보증금을 알려 주세요", "questions": [{"field": "deposit", "label": "보증금"}]}
+ASKING = {
+    "headline": "보증금을 알려 주세요",
+    "questions": [{"field": "deposit", "label": "보증금"}],
+    "needs_input": True,
+}
 
 
 def test_a_step_that_asks_the_person_holds_the_run_until_the_answers_come() -> None:
@@ -274,3 +278,12 @@ def test_a_step_waiting_for_input_can_be_skipped() -> None:
 
 def step(step_id: str, team: Team, depends_on: list[str]) -> PlanStep:
     return PlanStep(step_id=step_id, team=team, task=f"{step_id} 작업", depends_on=depends_on, timeout_s=10)
+
+
+def test_questions_that_only_sharpen_an_answer_do_not_hold_the_run() -> None:
+    run = planned(LEASE)
+    run.decide()
+    run.add(completed("lease", headline="5% 상한", questions=[{"field": "deposit", "label": "현재 보증금"}]))
+    decision = run.decide()
+    assert decision.events == [] and decision.respond
+    assert "현재 보증금" in compose(decision.state).answer
