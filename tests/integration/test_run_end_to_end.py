@@ -28,7 +28,7 @@ from services.search.__main__ import load_legal_index, seed_if_empty
 from services.search.service import search_work
 from services.search.tools import SearchContext, default_tools
 from services.supervisor.__main__ import build as supervisor_build
-from tests.integration.gateway_helpers import Gateway, projecting, serving
+from tests.integration.gateway_helpers import Gateway, connected, new_session, projecting, serving
 
 pytestmark = pytest.mark.integration
 FAST = ConsumerPolicy.from_infra(backoff_s=[0.05, 0.1, 0.2], ack_wait_s=10)
@@ -60,7 +60,19 @@ async def jipsa(store, infra) -> AsyncIterator[Gateway]:
         await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
 
 
-async def ask(gateway: Gateway, query: str) -> tuple[int, dict]:
+SEVERAL = "강남구 아파트 전세 시세와 위험도 분석해줘"
+LEASE_ANSWERS = [
+    "landlord_name=홍길동",
+    "tenant_name=김철수",
+    "address=서울특별시 강남구 역삼동 123-4 101호",
+    "deposit_won=3억 5천만원",
+    "down_payment_won=3500만원",
+    "term_start=2026-03-01",
+    "term_end=2028-02-29",
+]
+
+
+async def ask(gateway: Gateway, query: str, *options: str) -> tuple[int, dict]:
     process = await asyncio.create_subprocess_exec(
         str(Path(sys.executable).parent / "jipsa"),  # the console script `make install` puts in the venv
         "ask",
@@ -69,6 +81,7 @@ async def ask(gateway: Gateway, query: str) -> tuple[int, dict]:
         gateway.http_url,
         "--timeout",
         "120",
+        *options,
         query,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -82,8 +95,9 @@ async def test_the_four_paths_of_a_run(store, infra) -> None:
     async with jipsa(store, infra) as gateway:
         greeting = await ask(gateway, "안녕")
         legal = await ask(gateway, "전세금 5% 인상 제한이 언제까지인가요?")
-        several = await ask(gateway, "강남구 아파트 전세 시세와 위험도 분석해줘")
-        document = await ask(gateway, "임대차계약서 작성해줘")
+        several = await ask(gateway, SEVERAL)
+        waiting = await ask(gateway, "임대차계약서 작성해줘")
+        document = await ask(gateway, "임대차계약서 작성해줘", *(f"--answer={a}" for a in LEASE_ANSWERS))
 
     code, run = greeting
     assert code == 0 and run["intent"]["type"] == "IRRELEVANT"
@@ -93,7 +107,8 @@ async def test_the_four_paths_of_a_run(store, infra) -> None:
     assert code == 0 and run["intent"]["type"] == "LEGAL_CONSULT"
     assert "search" in {s["team"] for s in run["plan"]["steps"]}
     assert all(s["status"] == "completed" for s in run["plan"]["steps"])
-    assert any(c["article_id"].startswith("주택임대차보호법") for c in run["response"]["citations"])
+    cited = [c["article_id"] for c in run["response"]["citations"]]
+    assert any(a.startswith("주택임대차보호법") for a in cited), (cited, run["response"]["answer"][:500])
 
     code, run = several
     teams = {s["team"]: s for s in run["plan"]["steps"]}
@@ -102,8 +117,45 @@ async def test_the_four_paths_of_a_run(store, infra) -> None:
     assert all(s["status"] == "completed" for s in run["plan"]["steps"])
     assert run["response"]["listings"] or run["response"]["figures"]
 
-    code, run = document
+    code, run = waiting  # nothing is invented: the run asks for the fields and waits
     assert code == 0 and run["intent"]["type"] == "CONTRACT_CREATION"
     assert [s["team"] for s in run["plan"]["steps"]] == ["document"]
-    assert run["response"]["documents"] == []  # nothing is invented: the fields are asked for
-    assert "보증금" in run["response"]["answer"]
+    assert run["response"]["type"] == "input_required" and run["response"]["documents"] == []
+    assert {"deposit_won", "landlord_name"} <= {q["field"] for q in run["response"]["questions"]}
+
+    code, run = document  # the same run, continued with the person's answers, makes the contract
+    assert code == 0 and run["response"]["type"] == "answer"
+    media = sorted(d["media_type"] for d in run["response"]["documents"])
+    assert any("wordprocessingml" in m for m in media), media
+
+
+async def test_a_person_edits_or_rejects_the_plan_before_anything_runs(store, infra) -> None:
+    """Approval through the whole system: nothing runs before the answer, an edited plan runs as edited."""
+    async with jipsa(store, infra) as gateway:
+        session_id, token = await new_session(gateway)
+        async with connected(gateway, session_id, token) as client:
+            await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
+            asked = await client.until_type("interrupt_request", timeout=60)
+            kept = [s for s in asked["execution_steps"] if s["team"] == "search"]
+            edited = [{**kept[0], "task": "강남구 아파트 전세 시세만 조회", "depends_on": []}]
+            await client.send(
+                {
+                    "type": "interrupt_response",
+                    "run_id": asked["run_id"],
+                    "action": "modify",
+                    "modified_todos": edited,
+                }
+            )
+            answered = await client.until_type("final_response", timeout=90)
+            todos = [m for m in client.received if m["type"] in ("execution_start", "todo_updated")]
+            assert answered["response"]["type"] == "answer"
+            assert [s["task"] for s in todos[-1]["execution_steps"]] == ["강남구 아파트 전세 시세만 조회"]
+            assert todos[-1]["execution_steps"][0]["status"] == "completed"
+
+            await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
+            asked = await client.until_type("interrupt_request", timeout=60)
+            await client.send({"type": "interrupt_response", "run_id": asked["run_id"], "action": "reject"})
+            rejected = await client.until_type("final_response", timeout=30)
+            assert rejected["run_id"] == asked["run_id"] and rejected["response"]["type"] == "guidance"
+    events = [r.envelope.event_type for r in await store.read_stream(f"run-{asked['run_id']}")]
+    assert "StepStarted" not in events and events[-1] == "PlanRejected"
