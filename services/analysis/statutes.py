@@ -58,13 +58,13 @@ class StatuteBook:
         text = _paragraphs(article.text, paragraphs) if paragraphs else article.text
         if len(text) > max_chars:
             text = text[: max_chars - 1].rstrip() + "…"
-        version = f" (시행 {article.enforcement_date})" if article.enforcement_date else ""
         return Citation(
             article_id=article.article_id,
-            law=article.law + version,
+            law=article.law,
             article=article.number,
             title=article.title,
             text=text,
+            enforcement_date=article.enforcement_date,
         )
 
 

@@ -148,7 +148,9 @@ def _unfinished(state: RunState) -> str:
 
 
 def _cite(c: Citation) -> str:
-    return f"{c.law} {c.article}" + (f"({c.title})" if c.title else "")
+    """주택임대차보호법 제7조(차임 등의 증감청구권), with the version of the text when known."""
+    version = f" [시행 {c.enforcement_date.isoformat()}]" if c.enforcement_date else ""
+    return f"{c.law} {c.article}" + (f"({c.title})" if c.title else "") + version
 
 
 def _unique_citations(results: Any) -> list[Citation]:
