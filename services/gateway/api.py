@@ -8,30 +8,57 @@ exist, so a session cannot learn what others asked.
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.routing import APIRoute
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from services.gateway.handlers import UnknownRun
 from services.gateway.health import OK, nats_answers, postgres_answers
+from services.gateway.limits import limits_of, retry_after
 from services.gateway.ports import Ports
+from services.gateway.protocol import is_storable, storable
 from services.platform.eventstore import Recorded
 
-router = APIRouter()
+
+class PlainRefusals(APIRoute):
+    """A 422 lists what is wrong without echoing the client's input back. FastAPI's own handler echoes
+    it, and an input that JSON cannot carry back (a lone surrogate, NaN) turned the refusal into a 500."""
+
+    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+        handle = super().get_route_handler()
+
+        async def refusing_plainly(request: Request) -> Response:
+            try:
+                return await handle(request)
+            except RequestValidationError as invalid:
+                detail = [{"type": e["type"], "loc": e["loc"], "msg": e["msg"]} for e in invalid.errors()]
+                # ASCII: a key the client sent (in `loc`) may be a lone surrogate, which UTF-8 cannot carry.
+                body = json.dumps({"detail": detail}, ensure_ascii=True)
+                return Response(body, status.HTTP_422_UNPROCESSABLE_CONTENT, media_type="application/json")
+
+        return refusing_plainly
+
+
+router = APIRouter(route_class=PlainRefusals)
+StorableText = Annotated[str, AfterValidator(storable)]
 
 
 class NewSession(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    title: str | None = Field(default=None, max_length=200)
+    title: StorableText | None = Field(default=None, max_length=200)
 
 
 class CancelRun(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    reason: str | None = Field(default=None, max_length=500)
+    reason: StorableText | None = Field(default=None, max_length=500)
 
 
 def ports_of(request: Request) -> Ports:
@@ -49,6 +76,10 @@ async def session_of(request: Request, ports: PortsDep) -> str:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED, "a valid session token is required", {"WWW-Authenticate": "Bearer"}
         )
+    # Every route behind a token looks its path's ids up in Postgres, which cannot even be asked about
+    # U+0000: such an id names nothing, here rather than as a DataError (a 500) in each route.
+    if not all(is_storable(str(value)) for value in request.path_params.values()):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no such resource")
     return session_id
 
 
@@ -68,7 +99,15 @@ async def own_run(ports: Ports, session_id: str, run_id: str) -> None:
 
 
 @router.post("/api/sessions", status_code=status.HTTP_201_CREATED)
-async def create_session(ports: PortsDep, body: NewSession | None = None) -> dict[str, str]:
+async def create_session(request: Request, ports: PortsDep, body: NewSession | None = None) -> dict[str, str]:
+    address = request.client.host if request.client else "unknown"
+    wait_s = limits_of(request.app.state, ports.settings).sessions.take(address)
+    if wait_s:
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            "too many new sessions from this address; try again later",
+            {"Retry-After": str(retry_after(wait_s))},
+        )
     session_id, token = await ports.sessions.create(body.title if body else None)
     return {"session_id": session_id, "token": token}
 

@@ -7,6 +7,7 @@ as an `error` message; the socket stays open, so a client can fix its frame and 
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
@@ -97,13 +98,15 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientFrame:
         raise FrameError("frame_too_large", f"a frame may be at most {max_bytes} bytes; this one is {size}")
     try:
         document = json.loads(raw)
-        has_nul = _has_nul(document)
-    except (UnicodeDecodeError, json.JSONDecodeError) as bad:
+        unstorable = _unstorable(document)
+    # ValueError covers JSONDecodeError, UnicodeDecodeError, and an integer longer than Python's
+    # int_max_str_digits, which json.loads refuses with a plain ValueError.
+    except ValueError as bad:
         raise FrameError("invalid_json", f"not JSON: {bad}") from None
     except RecursionError:
         raise FrameError("invalid_json", "nested too deeply") from None
-    if has_nul:  # Postgres text and jsonb cannot hold U+0000; refused here rather than by the store
-        raise FrameError("invalid_frame", "strings may not contain U+0000")
+    if unstorable:  # Postgres text and jsonb cannot hold them; refused here rather than by the store
+        raise FrameError("invalid_frame", "strings may not contain U+0000 or unpaired surrogates")
     if not isinstance(document, dict):
         raise FrameError("not_an_object", "a frame is a JSON object with a `type`")
     if document.get("type") not in FRAME_TYPES:
@@ -114,14 +117,30 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientFrame:
         raise FrameError("invalid_frame", describe(invalid)) from None
 
 
-def _has_nul(value: Any) -> bool:
+def is_storable(text: str) -> bool:
+    return _UNSTORABLE.search(text) is None
+
+
+def storable(text: str) -> str:
+    """A pydantic validator for free text bound for Postgres: refuses what it cannot hold."""
+    if not is_storable(text):
+        raise ValueError("text may not contain U+0000 or unpaired surrogates")
+    return text
+
+
+def _unstorable(value: Any) -> bool:
+    """A string Postgres cannot store: U+0000, or a surrogate JSON's \\u escapes left unpaired (a
+    paired one was already decoded to its character), which is not even encodable as UTF-8."""
     if isinstance(value, str):
-        return "\x00" in value
+        return not is_storable(value)
     if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+        return any(_unstorable(k) or _unstorable(v) for k, v in value.items())
     if isinstance(value, list):
-        return any(_has_nul(item) for item in value)
+        return any(_unstorable(item) for item in value)
     return False
+
+
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 def describe(invalid: ValidationError) -> str:

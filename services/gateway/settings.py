@@ -19,6 +19,11 @@ class GatewaySettings(BaseSettings):
     # Messages waiting for one slow socket; past this the socket is closed (it can reconnect and resume)
     # rather than let one reader hold the others' memory.
     max_pending_messages: int = Field(default=2000, ge=10)
+    # Rate limits (limits.py), in bursts of up to the same number; 0 turns one off (a benchmark's gateway).
+    # A question starts a run: store appends, team work, LLM calls. Counted per session.
+    queries_per_minute: int = Field(default=30, ge=0)
+    # New sessions, counted per client address (as uvicorn reports it, behind a trusted proxy too).
+    sessions_per_minute: int = Field(default=20, ge=0)
     follower_batch_size: int = Field(default=500, ge=1)
     # The follower wakes on the projector's commit notices; this poll only covers a lost notice.
     poll_interval_s: float = Field(default=1.0, gt=0)

@@ -15,6 +15,7 @@ import psycopg
 from fastapi import WebSocket, WebSocketDisconnect, status
 
 from services.gateway import messages
+from services.gateway.limits import limits_of, retry_after
 from services.gateway.outbox import Outbox
 from services.gateway.ports import Ports
 from services.gateway.protocol import (
@@ -100,6 +101,7 @@ class _Socket:
         requests = self.ports.requests
         match frame:
             case QueryFrame():
+                self.ration_questions()
                 await requests.ask(self.session_id, frame)  # planning_start follows, from the log
             case InterruptResponseFrame():
                 await requests.answer_plan(self.session_id, frame)
@@ -113,6 +115,15 @@ class _Socket:
                 await self.resume(frame.after_position)
             case PingFrame():
                 self.outbox.reply(messages.pong())
+
+    def ration_questions(self) -> None:
+        limits = limits_of(self.websocket.app.state, self.ports.settings)
+        wait_s = limits.queries.take(self.session_id)
+        if wait_s:
+            raise FrameError(
+                "rate_limited",
+                f"too many questions in this session; ask again in {retry_after(wait_s)} s",
+            )
 
     async def resume(self, after_position: int) -> None:
         head = await self.ports.follower.reads.head()

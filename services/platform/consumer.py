@@ -1,8 +1,9 @@
 """Durable JetStream consumers whose effects happen once, however often a message arrives.
 
 Error policy, stated once for every consumer:
-- the message cannot be read (not JSON, not an envelope, unknown type/version),
-  or the handler raises `Poison`: parked in `dead_letters` at once, terminated;
+- the message cannot be read (not JSON, not an envelope, unknown type/version,
+  a payload its upcaster cannot move), or the handler raises `Poison`: parked
+  in `dead_letters` at once, terminated;
 - the handler raises anything else (Postgres down, a timeout, a bug): negative
   ack with the backoff from infra/nats/jetstream.json, then parked once the
   delivery count reaches `max_attempts`;
@@ -21,6 +22,11 @@ commits) and is acknowledged without running the handler. The events the
 handler returns are appended in that same transaction, so "handled" and "its
 effects" commit together or not at all. Replicas bind to one durable pull
 consumer and share its messages.
+
+A subscription with slow work (a team's step) does it in `prepare`, before that
+transaction, and the handler only records what it produced: the claim still
+decides, so a duplicate that slips past the early inbox check redoes the work
+but its events are discarded with the failed claim.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -38,9 +44,8 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from opentelemetry.trace import Span, SpanKind
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
-from pydantic import ValidationError
 
-from contracts import REGISTRY, Envelope, Event, UnknownEventType
+from contracts import REGISTRY, Envelope, Event
 from contracts.subjects import filter_for
 from services.platform import telemetry
 from services.platform.bus import ConsumerPolicy, ensure_stream
@@ -71,9 +76,11 @@ class HandlerContext:
     envelope: Envelope
     event: Event
     delivery: int
+    prepared: Any = None  # what the subscription's `prepare` made, outside the transaction
 
 
 Handler = Callable[[HandlerContext], Awaitable[Outcome | None]]
+Prepare = Callable[[Envelope, Event], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,10 @@ class Subscription:
     event_type: str
     handler: Handler
     routing: str | None = None
+    # Slow work with connections of its own (a team's tools, an LLM call) runs here, before the
+    # transaction, so no connection is held open across it: a batch of such messages holding every
+    # pooled connection while their work waits for one more would deadlock the pool.
+    prepare: Prepare | None = None
 
 
 class Consumer:
@@ -153,8 +164,10 @@ class Consumer:
         try:
             envelope = Envelope.model_validate_json(msg.data)
             event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
-        except (ValidationError, UnknownEventType, ValueError) as e:
-            return await self._park(msg, f"unreadable message: {e}", delivery)
+        # Reading is pure, so whatever fails here fails on every delivery: an upcaster meeting a payload
+        # without the field it moves raises KeyError or TypeError, not a ValidationError.
+        except Exception as e:
+            return await self._park(msg, f"unreadable message: {type(e).__name__}: {e}", delivery)
         with self._span(envelope, msg, delivery) as span, telemetry.log_context(envelope):
             result = await self._deliver(msg, envelope, event, delivery)
             span.set_attribute("jipsa.outcome", result)
@@ -187,6 +200,11 @@ class Consumer:
         return result
 
     async def _handle_once(self, envelope: Envelope, event: Event, delivery: int) -> Result:
+        prepared = None
+        if self.sub.prepare is not None:
+            if await self._handled(envelope):
+                return "duplicate"
+            prepared = await self.sub.prepare(envelope, event)
         for race in range(DECISION_RACES):
             try:
                 async with self.pool.connection() as conn, conn.transaction():
@@ -198,7 +216,7 @@ class Consumer:
                     if await claim.fetchone() is None:
                         return "duplicate"
                     outcome = await self.sub.handler(
-                        HandlerContext(conn, self.store, envelope, event, delivery)
+                        HandlerContext(conn, self.store, envelope, event, delivery, prepared)
                     )
                     if outcome:
                         # Re-parented on this handler's span: the next consumer's span becomes its child.
@@ -210,6 +228,15 @@ class Consumer:
                     raise
         raise AssertionError("unreachable")
 
+    async def _handled(self, envelope: Envelope) -> bool:
+        """Whether the inbox has it already: spares a redelivered message's work (the claim still decides)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT 1 FROM inbox WHERE consumer = %s AND event_id = %s",
+                (self.sub.consumer, envelope.event_id),
+            )
+            return await cur.fetchone() is not None
+
     async def _failed(self, msg: Msg, error: Exception, delivery: int) -> Result:
         reason = f"{type(error).__name__}: {error}"
         if delivery >= self.policy.max_attempts:
@@ -220,6 +247,7 @@ class Consumer:
         return "retry"
 
     async def _park(self, msg: Msg, reason: str, delivery: int) -> Result:
+        reason = storable_text(reason)
         try:
             await park(self.pool, consumer=self.sub.consumer, msg=msg, error=reason, deliveries=delivery)
         except Exception as e:  # the dead-letter place is down too: keep the message in NATS
@@ -247,3 +275,10 @@ class Consumer:
             yield
         finally:
             heartbeat.cancel()
+
+
+def storable_text(reason: str) -> str:
+    """`reason` as Postgres text can hold it. It often quotes the message (a validation error shows the
+    bad value), and a message can carry U+0000 or a lone surrogate, which Postgres refuses: the parking
+    would then fail on every delivery, and the message would never be parked."""
+    return reason.encode("utf-8", "backslashreplace").decode().replace("\x00", "\\x00")
