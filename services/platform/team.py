@@ -86,11 +86,15 @@ TRANSIENT = (psycopg.OperationalError, OSError)
 def team_subscription(team: Team, work: TeamWork) -> Subscription:
     """The durable consumer every replica of a team shares, filtered to that team's steps."""
 
-    async def handle(ctx: HandlerContext) -> Outcome:
-        started: StepStarted = ctx.event  # type: ignore[assignment]
-        return Outcome(await answer_step(team, work, started, ctx.envelope))
+    async def prepare(envelope: Envelope, started: Event) -> list[Envelope]:
+        return await answer_step(team, work, started, envelope)  # type: ignore[arg-type]
 
-    return Subscription(consumer=f"team-{team.value}", event_type="StepStarted", handler=handle, routing=team)
+    async def record(ctx: HandlerContext) -> Outcome:
+        return Outcome(ctx.prepared)
+
+    return Subscription(
+        consumer=f"team-{team.value}", event_type="StepStarted", handler=record, routing=team, prepare=prepare
+    )
 
 
 async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: Envelope) -> list[Envelope]:
