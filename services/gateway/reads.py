@@ -137,3 +137,18 @@ async def _execution_beginnings(conn: AsyncConnection, run_ids: list[str]) -> di
 
 def _json_ready(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}
+
+
+async def session_document(
+    pool: AsyncConnectionPool, artifact_id: str, session_id: str
+) -> tuple[str, str, bytes] | None:
+    """(name, media_type, bytes) of a generated document (산출물) the session owns; None for another
+    session's, or none at all. The document service's `load_document` query: the gateway imports no
+    other service, so it names the `documents` table (that service's published read side) itself."""
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT name, media_type, content FROM documents WHERE artifact_id = %s AND session_id = %s",
+            (artifact_id, session_id),
+        )
+        row = await cur.fetchone()
+    return (row["name"], row["media_type"], bytes(row["content"])) if row else None
