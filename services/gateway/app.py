@@ -18,8 +18,10 @@ from psycopg_pool import AsyncConnectionPool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.gateway.api import router
+from services.gateway.documents import router as documents_router
 from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
+from services.gateway.page import mount_page
 from services.gateway.ports import Ports
 from services.gateway.reads import Reads
 from services.gateway.sessions import Sessions
@@ -67,6 +69,8 @@ def create_app(
     app = FastAPI(title="Jipsa gateway", lifespan=lifespan)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.include_router(router)
+    app.include_router(documents_router)
+    mount_page(app)
 
     @app.websocket("/ws/{session_id}")
     async def session_socket(
