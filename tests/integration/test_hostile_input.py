@@ -35,6 +35,8 @@ from nats.aio.client import Client as NATS
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import REGISTRY, Envelope
+from contracts.results import Question
+from contracts.supervisor import InputRequested, PlanApprovalRequested
 from contracts.values import Team
 from services.gateway.limits import GatewayLimits
 from services.gateway.protocol import FRAME_TYPES
@@ -45,7 +47,18 @@ from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
 from services.supervisor.handlers import TRIGGERS
 from tests.integration.bus_helpers import query_event, running, wait_until
-from tests.integration.gateway_helpers import Client, Gateway, connected, new_session, projecting, serving
+from tests.integration.gateway_helpers import (
+    LEGAL,
+    SEARCH,
+    Client,
+    Gateway,
+    connected,
+    first_of_type,
+    new_session,
+    projecting,
+    script_for,
+    serving,
+)
 from tests.servers import ServerUrls
 
 pytestmark = pytest.mark.integration
@@ -53,7 +66,7 @@ pytestmark = pytest.mark.integration
 # Each test's gateway (or consumers) lives across all of its examples: the fixtures are built once per
 # test on purpose, hence the function-scoped-fixture health check is off.
 PROPERTY = settings(
-    max_examples=40,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -366,6 +379,67 @@ async def _none_registered(gateway: Gateway) -> bool:
     return registered_sockets(gateway) == 0
 
 
+step_ids = st.sampled_from(["search", "legal", "lease"]) | texts
+hostile_todos = st.fixed_dictionaries(
+    {},
+    optional={
+        "step_id": step_ids | json_values,
+        "team": st.sampled_from([team.value for team in Team]) | json_values,
+        "task": texts | json_values,
+        "depends_on": st.lists(step_ids, max_size=3) | json_values,
+        "inputs": json_values,
+    },
+)
+answers_to_a_waiting_run = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.just("interrupt_response"), "action": st.sampled_from(["approve", "modify", "reject"])},
+        optional={"modified_todos": st.lists(hostile_todos, max_size=4) | json_values, "reason": texts},
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("input_response"),
+            "step_id": step_ids,
+            "answers": st.dictionaries(
+                st.sampled_from(["tenant_name", "deposit_won"]) | texts, texts, max_size=3
+            )
+            | json_values,
+        }
+    ),
+)
+
+
+@pytest.fixture
+async def waiting_run(gateway: Gateway, store: EventStore) -> tuple[str, str, str]:
+    """(session_id, token, run_id) of a run waiting for both a plan approval and a step's input."""
+    session_id, token = await new_session(gateway)
+    async with connected(gateway, session_id, token) as client:
+        await client.send({"type": "query", "query": "임대차계약서 작성해줘", "require_approval": True})
+        run_id = (await client.until_type("planning_start"))["run_id"]
+    script, query = script_for(await first_of_type(store, run_id, "QueryReceived"))
+    plan = script.planned(query, SEARCH, LEGAL, strategy="parallel")
+    approval = script.add(PlanApprovalRequested(run_id=run_id, steps=[SEARCH, LEGAL]), plan)
+    question = Question(field="tenant_name", label="임차인 성명")
+    asked = InputRequested(run_id=run_id, step_id="lease", questions=[question], message="임차인은?")
+    await store.append([plan, approval, script.add(asked, approval)])
+    return session_id, token, run_id
+
+
+@settings(PROPERTY, max_examples=30)
+@given(answer=answers_to_a_waiting_run, readable=st.booleans())
+async def test_answers_to_a_waiting_run_are_recorded_or_refused(
+    gateway: Gateway, store: EventStore, waiting_run: tuple[str, str, str], answer: dict, readable: bool
+) -> None:
+    """Hostile plan edits and input answers on the session's own waiting run: each is refused with an
+    `error`, or recorded as exactly one event, and the socket goes on."""
+    session_id, token, run_id = waiting_run
+    before = len(await store.read_correlation(run_id))
+    async with connected(gateway, session_id, token) as client:
+        got = await answers_to(client, encoded({**answer, "run_id": run_id}, readable))
+    errors = [m for m in got if m["type"] == "error"]
+    assert len(errors) <= 1 and all(e["code"] in KNOWN_CODES for e in errors), got
+    assert len(await store.read_correlation(run_id)) == before + (0 if errors else 1)
+
+
 # --- rapid reconnects -----------------------------------------------------------------------------------
 
 CYCLES = ["plain", "with_frame", "resume", "bad_token", "no_token", "bad_position", "past_head", "abort"]
@@ -493,6 +567,10 @@ async def caller(gateway: Gateway) -> Caller:
 @example(
     endpoint=("POST", "/api/sessions"), scheme="", token="", body='{"title": "\\ud800"}', content_type=None
 )
+@example(  # bug 4: FastAPI's 422 echoed the input, and could not write NaN or a lone surrogate back
+    endpoint=("POST", "/api/sessions"), scheme="", token="", body='{"title": NaN}', content_type=None
+)
+@example(endpoint=("POST", "/api/sessions"), scheme="", token="", body='{"\\udc80": 1}', content_type=None)
 @example(  # bug 3: a cancel reason the store cannot hold, on the caller's own run
     endpoint=("POST", "/api/sessions/{own_session}/runs/{own_run}/cancel"),
     scheme="Bearer",
@@ -500,7 +578,7 @@ async def caller(gateway: Gateway) -> Caller:
     body='{"reason": "\\u0000 \\ud800"}',
     content_type="application/json",
 )
-@example(  # bug 4: a NUL or surrogate in a path id reached Postgres
+@example(  # bug 5: a NUL in a path id reached Postgres
     endpoint=("GET", "/api/runs/%00/events?after_position=1&limit=1"),
     scheme="Bearer",
     token="{own_token}",
@@ -756,9 +834,9 @@ def readable(payload: bytes) -> Envelope | None:
 
 @settings(PROPERTY, max_examples=25)
 @given(published=st.lists(payloads, min_size=1, max_size=4))
-@example(published=[(0, "v1", b'{"event_id": "\\u0000"}')])  # bug 5: a NUL in the reason could not be parked
+@example(published=[(0, "v1", b'{"event_id": "\\u0000"}')])  # bug 6: a NUL in the reason: never parked
 @example(published=[(1, "v1", b'{"event_id": "\\ud800"}')])
-@example(  # bug 6: an upcaster's KeyError was no "unreadable" error: redelivered forever
+@example(  # bug 7: an upcaster's KeyError was no "unreadable" error: redelivered forever
     published=[
         (
             [e for _, e, _ in LISTENED].index("StepFailed"),
