@@ -7,6 +7,7 @@ Step inputs it reads besides `query`: `laws` (titles or short names), `doc_types
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import date
 from typing import Any, Protocol
 
@@ -26,11 +27,27 @@ class HasLegalIndex(Protocol):
 async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
     if ctx.legal is None:
         raise StepFailure("legal_index_missing", "the legal index is not loaded", retryable=True)
-    query = step.query or step.task
+    query = search_text(step)
     vector = await ctx.legal.query_vector(query)  # None without an embedding endpoint
     # A few ms of numpy and Kiwi, off the loop all the same: never let a slow analysis stall the bus.
     hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs), LIMIT, vector)
     return legal_result(hits)
+
+
+# The planner's task names the legal topic in the statute's own words ("주택임대차보호법 차임·보증금 증액
+# 제한(5%) 조항 검색") where the person wrote everyday ones ("3억을 3억 5천으로 올려달래요"). Its topic words
+# expand the query; the law's name and the "조항 검색" wording are dropped, because an article that repeats
+# its law's name (a committee's, say) would outrank the one about the topic.
+_TASK_LAW = re.compile(r"^\S*(?:법|령|규칙)(?:\s+시행(?:령|규칙))?\s+")
+_TASK_VERB = re.compile(r"\s*(?:관련\s*)?(?:조항|조문|법령)?\s*(?:검색|조회|확인)$")
+
+
+def search_text(step: StepWork) -> str:
+    """What the index is asked: the task's topic words, then the person's question."""
+    topic = _TASK_VERB.sub("", _TASK_LAW.sub("", step.task.strip()))
+    if not step.query:
+        return step.task
+    return f"{topic} {step.query}" if topic and topic not in step.query else step.query
 
 
 def filters_from(inputs: dict[str, Any]) -> LegalFilters:

@@ -1,0 +1,51 @@
+"""The planner's legal task widens the person's everyday words into the statute's (issue 4: the answer
+must cite the right article, not just the right law)."""
+
+from functools import cache
+
+import pytest
+
+from services.planner.plan_rules import plan_by_rules
+from services.platform.team import StepWork
+from services.search.legal import LegalFilters
+from services.search.legal.tool import search_text
+from tests.eval.legal import build_index
+
+pytestmark = pytest.mark.unit
+
+
+def legal_step(query: str) -> StepWork:
+    (step,) = [s for s in plan_by_rules(query).steps if "legal" in s.inputs["focus"]]
+    return StepWork("run", step.step_id, step.task, step.inputs, {}, 1)
+
+
+def test_the_topic_of_the_task_comes_first_without_the_law_name_or_the_verb() -> None:
+    step = StepWork(
+        "r", "s", "주택임대차보호법 차임·보증금 증액 제한(5%) 조항 검색", {"query": "3억을 올려달래요"}, {}, 1
+    )
+    assert search_text(step) == "차임·보증금 증액 제한(5%) 3억을 올려달래요"
+    assert search_text(StepWork("r", "s", "확정일자 검색", {}, {}, 1)) == "확정일자 검색"
+
+
+@cache
+def index():
+    return build_index()
+
+
+@pytest.mark.parametrize(
+    ("query", "articles"),
+    [
+        (
+            "전세금 3억인데 3억 5천으로 올려달래요",
+            {"주택임대차보호법/제7조", "주택임대차보호법_시행령/제8조"},
+        ),
+        (
+            "전세금 5% 인상 제한이 언제까지인가요?",
+            {"주택임대차보호법/제7조", "주택임대차보호법_시행령/제8조"},
+        ),
+        ("확정일자는 어떻게 받나요", {"주택임대차보호법/제3조의6"}),
+    ],
+)
+def test_everyday_questions_reach_the_article_that_answers_them(query: str, articles: set[str]) -> None:
+    hits = index().search(search_text(legal_step(query)), LegalFilters(), 2)
+    assert articles & {h.article.article_id for h in hits}
