@@ -69,7 +69,7 @@ def merge(runs: list[ToolRun], failed: dict[str, str]) -> StepResult:
     results = [r.result for r in runs if r.result is not None]
     return StepResult(
         headline=next((r.headline for r in results if r.headline), None),
-        findings=[f for r in results for f in _findings(r, lead=r is results[0])],
+        findings=list(dict.fromkeys(f for r in results for f in _findings(r, lead=r is results[0]))),
         figures=[f for r in results for f in r.figures],
         citations=[c for r in results for c in r.citations],
         listings=[row for r in results for row in r.listings],

@@ -65,6 +65,8 @@ def compose(state: RunState) -> ResponseReady:
     documents = [d for r in results.values() if r for d in r.documents]
     figures = [f for r in results.values() if r for f in r.figures]
     parts = [p for p in sections if p]
+    if len(sections) > 1 and (summary := _summary(state, results)):
+        parts.insert(0, summary)
     if failed or any(s.status == "skipped" for s in state.steps.values()):
         parts.append(_unfinished(state))
     if not sections:
@@ -94,6 +96,13 @@ def _result(step: StepState) -> StepResult | None:
         return StepResult.model_validate(step.result)
     except ValidationError:  # a team that answered off-contract: show nothing rather than guess
         return None
+
+
+def _summary(state: RunState, results: dict[str, StepResult | None]) -> str:
+    """The conclusions first, the analysis ones leading (they answer the question the searches feed)."""
+    ordered = sorted(results, key=lambda step_id: state.steps[step_id].spec.team.value != "analysis")
+    lines = [f"- {results[s].headline}" for s in ordered if results[s] and results[s].headline]
+    return "**요약**\n" + "\n".join(lines) if lines else ""
 
 
 def _section(step: StepState, result: StepResult) -> str:

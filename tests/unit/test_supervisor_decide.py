@@ -287,3 +287,13 @@ def test_questions_that_only_sharpen_an_answer_do_not_hold_the_run() -> None:
     decision = run.decide()
     assert decision.events == [] and decision.respond
     assert "현재 보증금" in compose(decision.state).answer
+
+
+def test_an_answer_of_several_steps_leads_with_the_analysis_conclusion() -> None:
+    run = planned(SEARCH, ANALYSIS)
+    run.decide()
+    run.add(completed("search", headline="강남구 전세 중앙값 10억 6,500만원"))
+    run.decide()
+    run.add(completed("analysis", headline="전세가율 72%: 위험 구간입니다"))
+    answer = compose(run.decide().state).answer
+    assert answer.startswith("**요약**\n- 전세가율 72%: 위험 구간입니다\n- 강남구 전세 중앙값")
