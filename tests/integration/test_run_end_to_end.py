@@ -44,7 +44,9 @@ async def search_build(pool, settings) -> Wiring:
 
 
 @contextlib.asynccontextmanager
-async def jipsa(store, infra) -> AsyncIterator[Gateway]:
+async def jipsa(store, infra, **gateway_settings) -> AsyncIterator[Gateway]:
+    """The whole system in-process; `gateway_settings` override the gateway's (a load lifts its limits)."""
+
     async def relay(pool, _settings) -> Wiring:
         nc = await connect(infra.nats_url, "relay")
         return Wiring([], loops=[Publisher(pool, nc.jetstream(), infra).run])
@@ -53,7 +55,7 @@ async def jipsa(store, infra) -> AsyncIterator[Gateway]:
     stop = asyncio.Event()
     tasks = [asyncio.create_task(serve(f"svc{i}", b, infra, stop, FAST)) for i, b in enumerate(builds)]
     try:
-        async with projecting(store), serving(store.pool, infra.nats_url) as gateway:
+        async with projecting(store), serving(store.pool, infra.nats_url, **gateway_settings) as gateway:
             yield gateway
     finally:
         stop.set()
