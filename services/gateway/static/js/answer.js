@@ -17,12 +17,12 @@ export function answerCard(run, actions) {
     type === "error" && h("h3", { class: "error-title" }, "처리하지 못했어요"),
     h("div", { class: "md" }, renderMarkdown(response.content)),
     failed.length > 0 && h("p", { class: "warning", role: "note" }, `일부 단계가 실패했어요 (${failed.length}개). 남은 결과로 답했습니다.`),
+    documentsSection(data.documents, actions),
     followUpForm(metadata.questions, actions),
     h("div", { class: "charts" }, marketCharts(metadata.step_data)),
     figuresSection(metadata.figures),
     listingsSection(data.listings),
     citationsSection(data.citations),
-    documentsSection(data.documents, actions),
   );
 }
 

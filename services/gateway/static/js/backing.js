@@ -1,7 +1,7 @@
 // What backs an answer: statute citations (expandable to the article's text), a sortable listings
 // table, figures with their basis, generated documents with a download button.
 import { h, list, number, record, text } from "./dom.js";
-import { areaRange, manwon, manwonRange, plain, pyeong } from "./format.js";
+import { areaRange, manwon, plain, pyeong } from "./format.js";
 
 export function citationsSection(citations) {
   const items = list(citations).map(record).filter((c) => c.law || c.article);
@@ -47,7 +47,7 @@ export function listingsSection(listings) {
   draw();
   return section("매물", rows.length,
     h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "매물 표" },
-      h("table", { class: "listings" },
+      h("table", { class: "listings stack" },
         h("caption", { class: "sr-only" }, "매물 목록. 열 제목을 누르면 정렬됩니다."),
         h("thead", {}, h("tr", {}, heads)),
         body,
@@ -72,14 +72,24 @@ function listingRow(r) {
   const area = areaRange(number(r.area_min_m2), number(r.area_max_m2));
   const deal = DEALS[text(r.deal_type)] ?? text(r.deal_type);
   const monthly = number(r.monthly_rent_min_manwon) ?? number(r.monthly_rent_max_manwon);
+  // data-label names each cell where a phone shows the row as a card (styles.css).
   return h("tr", {},
     h("th", { scope: "row" }, text(r.name), r.households ? h("small", {}, `${plain(r.households)}세대${r.completion_ym ? ` · ${text(r.completion_ym).slice(0, 4)}년` : ""}`) : null),
-    h("td", {}, `${text(r.gu)} ${text(r.dong)}`.trim()),
-    h("td", { class: "num" }, deal && h("small", {}, deal), manwonRange(number(r.price_min_manwon), number(r.price_max_manwon)),
+    h("td", { dataset: { label: "위치" } }, `${text(r.gu)} ${text(r.dong)}`.trim()),
+    h("td", { class: "num", dataset: { label: deal ? `가격 (${deal})` : "가격" } }, priceRange(number(r.price_min_manwon), number(r.price_max_manwon)),
       monthly !== null && h("small", {}, `월 ${manwon(monthly)}`)),
-    h("td", { class: "num" }, area.m2, area.py && h("small", {}, area.py)),
-    h("td", { class: "num" }, r.station ? [text(r.station), number(r.walk_min) !== null && h("small", {}, `도보 ${r.walk_min}분`)] : "-"),
+    h("td", { class: "num", dataset: { label: "면적" } }, area.m2, area.py && h("small", {}, area.py)),
+    h("td", { class: "num", dataset: { label: "역·도보" } }, r.station ? [text(r.station), number(r.walk_min) !== null && h("small", {}, `도보 ${r.walk_min}분`)] : "-"),
   );
+}
+
+// "3억 8,000만 ~ 7억", breaking only between the two ends.
+function priceRange(low, high) {
+  const ends = [low, high].filter((v) => v !== null);
+  if (!ends.length) return "-";
+  const [first, last] = [ends[0], ends.at(-1)];
+  const end = (value) => h("span", { class: "nowrap" }, manwon(value));
+  return first === last ? end(first) : [end(first), " ~ ", end(last)];
 }
 
 export function figuresSection(figures, title = "수치와 근거") {
@@ -87,12 +97,12 @@ export function figuresSection(figures, title = "수치와 근거") {
   if (!items.length) return null;
   return section(title, items.length,
     h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": title },
-      h("table", { class: "figures" },
+      h("table", { class: "figures stack" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "항목"), h("th", { scope: "col", class: "num" }, "값"), h("th", { scope: "col" }, "근거"))),
         h("tbody", {}, items.map((f) => h("tr", {},
           h("th", { scope: "row" }, text(f.label)),
-          h("td", { class: "num value" }, figureValue(f)),
-          h("td", { class: "basis" }, text(f.basis), f.source && h("small", {}, text(f.source))),
+          h("td", { class: "num value", dataset: { label: "값" } }, figureValue(f)),
+          h("td", { class: "basis", dataset: { label: "근거" } }, text(f.basis), f.source && h("small", {}, text(f.source))),
         ))),
       )),
   );

@@ -1,37 +1,29 @@
-// A small range chart as inline SVG: one row per group (동 or 평형), a bar from the lowest to the
-// highest price and a dot at the median. Text is in the SVG too, so it reads without the table.
-import { svg, h, list, number, record, text } from "./dom.js";
+// A small range chart: one row per group (동 or 평형), a bar from the lowest to the highest price and a
+// dot at the median. Each bar is an inline SVG laid out in percentages, and the labels are HTML text,
+// so the chart reads at the same size on a phone as on a laptop.
+import { h, list, number, record, svg, text } from "./dom.js";
 import { manwon } from "./format.js";
-
-const ROW = 28;
-const LABEL = 84;
-const WIDTH = 720;
-const VALUE = 104;
 
 export function rangeChart(title, rows) {
   const usable = list(rows)
-    .map((r) => ({ key: text(r.key), ...pick(record(r.stats)) }))
+    .map((r) => ({ key: text(record(r).key), ...pick(record(record(r).stats)) }))
     .filter((r) => r.key && r.min !== null && r.max !== null && r.median !== null);
   if (usable.length < 2) return null;
   const top = Math.max(...usable.map((r) => r.max));
-  const x = (value) => LABEL + ((WIDTH - LABEL - VALUE) * value) / top;
-  const height = usable.length * ROW + 8;
-  const chart = svg("svg", { viewBox: `0 0 ${WIDTH} ${height}`, role: "img", "aria-label": `${title}: 최저·중앙값·최고 가격`, class: "range-chart" },
-    usable.map((r, i) => {
-      const y = i * ROW + 18;
-      return svg("g", {},
-        svg("title", {}, `${r.key}: 최저 ${manwon(r.min)}, 중앙값 ${manwon(r.median)}, 최고 ${manwon(r.max)} (${r.count ?? "?"}건)`),
-        svg("text", { x: 0, y: y + 4, class: "label" }, r.key),
-        svg("line", { x1: LABEL, x2: WIDTH - VALUE, y1: y, y2: y, class: "track" }),
-        svg("rect", { x: x(r.min), y: y - 5, width: Math.max(2, x(r.max) - x(r.min)), height: 10, rx: 5, class: "span" }),
-        svg("circle", { cx: x(r.median), cy: y, r: 5.5, class: "median" }),
-        svg("text", { x: WIDTH, y: y + 4, class: "value", "text-anchor": "end" }, manwon(r.median)),
-      );
-    }),
-  );
+  const at = (value) => `${((100 * value) / top).toFixed(2)}%`;
   return h("figure", { class: "chart" },
-    h("figcaption", {}, title, h("span", { class: "legend" }, h("span", { class: "legend-span" }), "가격 범위", h("span", { class: "legend-dot" }), "중앙값")),
-    chart,
+    h("figcaption", {}, title,
+      h("span", { class: "legend", "aria-hidden": "true" }, h("span", { class: "legend-span" }), "가격 범위", h("span", { class: "legend-dot" }), "중앙값")),
+    h("ul", { class: "chart-rows" }, usable.map((r) =>
+      h("li", { "aria-label": `${r.key}: 최저 ${manwon(r.min)}, 중앙값 ${manwon(r.median)}, 최고 ${manwon(r.max)}${r.count ? `, ${r.count}건` : ""}` },
+        h("span", { class: "chart-label", "aria-hidden": "true" }, r.key),
+        svg("svg", { class: "chart-bar", "aria-hidden": "true", height: 14 },
+          svg("line", { x1: "0%", x2: "100%", y1: 7, y2: 7, class: "track" }),
+          svg("rect", { x: at(r.min), width: at(Math.max(r.max - r.min, top / 200)), y: 2, height: 10, rx: 5, class: "span" }),
+          svg("circle", { cx: at(r.median), cy: 7, r: 5.5, class: "median" }),
+        ),
+        h("span", { class: "chart-value", "aria-hidden": "true" }, manwon(r.median)),
+      ))),
   );
 }
 
@@ -44,10 +36,10 @@ export function marketCharts(stepData) {
   const charts = [];
   for (const data of Object.values(record(stepData))) {
     const stats = record(record(data).market_stats);
-    for (const region of list(stats.regions)) {
-      const name = text(record(region).region) || text(stats.scope);
-      charts.push(rangeChart(`${name} 동별 가격`, record(region).by_dong));
-      charts.push(rangeChart(`${name} 평형별 가격`, record(region).by_band));
+    for (const region of list(stats.regions).map(record)) {
+      const name = text(region.region) || text(stats.scope);
+      charts.push(rangeChart(`${name} 동별 가격`, region.by_dong));
+      charts.push(rangeChart(`${name} 평형별 가격`, region.by_band));
     }
   }
   return charts.filter(Boolean);

@@ -145,7 +145,7 @@ const HANDLERS = {
   },
   interrupt_request(run, m, announce) {
     if (run.final || run.todos) return; // already answered: an old request seen again in a replay
-    run.approval = { steps: steps(m.execution_steps), message: text(m.message), sent: null };
+    run.approval = { steps: steps(m.execution_steps), sent: null };
     announce("계획 승인을 기다리고 있어요.");
   },
   input_request(run, m, announce) {
@@ -212,7 +212,7 @@ function fromFinalState(run, state) {
   }
   const todo = record(state.todo);
   if (list(todo.steps).length) run.todos = { steps: steps(todo.steps), progress: number(todo.progress_pct) };
-  if (state.status === "awaiting_approval" && run.plan) run.approval = { steps: run.plan.steps, message: "", sent: null };
+  if (state.status === "awaiting_approval" && run.plan) run.approval = { steps: run.plan.steps, sent: null };
   if (state.status === "awaiting_input") run.input = waitingInput(state);
   run.final = finalOf(state);
 }

@@ -17,12 +17,6 @@ export function manwon(value) {
   return rest ? `${grouped.format(eok)}억 ${grouped.format(rest)}만` : `${grouped.format(eok)}억`;
 }
 
-export function manwonRange(low, high) {
-  if (low == null && high == null) return "-";
-  if (low == null || high == null || low === high) return manwon(low ?? high);
-  return `${manwon(low)} ~ ${manwon(high)}`;
-}
-
 export const pyeong = (m2) => m2 / M2_PER_PYEONG;
 
 export function areaRange(low, high) {

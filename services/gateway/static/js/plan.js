@@ -53,7 +53,7 @@ function approvalPanel(run, actions) {
   };
   const showChoices = () => {
     panel.replaceChildren(
-      h("p", { class: "approval-question" }, text(approval.message) || "이 계획으로 진행할까요?"),
+      h("p", { class: "approval-question" }, "이 계획대로 진행할까요? 승인하거나, 단계를 고치거나, 거절할 수 있어요."),
       h("div", { class: "actions" },
         h("button", { class: "primary", onclick: () => answer("approve", {}, "승인했어요. 곧 실행을 시작합니다.") }, "승인"),
         h("button", { onclick: showEditor }, "단계 수정"),

@@ -37,11 +37,15 @@ function questionsForm(questions, { title, intro, sent = false, submit }) {
   const form = h("form", { class: "card questions", "aria-label": title },
     h("h3", {}, title),
     h("p", { class: "muted" }, intro),
-    h("div", { class: "fields" }, fields.map(({ question, id }) =>
-      h("div", { class: "field" },
+    h("div", { class: "fields" }, fields.map(({ question, id }) => {
+      const hint = text(question.hint);
+      // A hint is shown under its field (not as a placeholder, which a narrow field would cut off).
+      return h("div", { class: hint.length > 24 ? "field wide" : "field" },
         h("label", { for: id }, text(question.label)),
-        h("input", { id, name: text(question.field), placeholder: text(question.hint), autocomplete: "off", maxlength: "2000", disabled: sent }),
-      ))),
+        h("input", { id, name: text(question.field), autocomplete: "off", maxlength: "2000", disabled: sent, "aria-describedby": hint ? `${id}-hint` : null }),
+        hint && h("small", { id: `${id}-hint` }, hint),
+      );
+    })),
     h("div", { class: "actions" },
       h("button", { class: "primary", type: "submit", disabled: sent }, sent ? "보냈어요" : "보내기")),
   );
