@@ -14,17 +14,19 @@ import logging
 from psycopg_pool import AsyncConnectionPool
 
 from contracts.results import Question, StepResult
-from contracts.telemetry import ToolDecisionRecorded
+from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import Team
 from services.analysis.case import Case
 from services.analysis.insight import summarise
 from services.analysis.policies import PolicyBook
 from services.analysis.rulebook import CORPUS, RuleBook
 from services.analysis.statutes import StatuteBook
-from services.analysis.tools import TOOLS, Library, Selection, Tool, select_tools
+from services.analysis.tools import DESCRIPTIONS, TOOLS, Library, Selection, Tool, select_tools
+from services.platform.llm import LlmClient, LlmSettings
 from services.platform.service import Wiring
 from services.platform.settings import InfraSettings
 from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork, team_subscription
+from services.platform.tool_choice import ToolPick, pick_tools
 
 log = logging.getLogger("jipsa.analysis")
 CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령"}
@@ -36,16 +38,16 @@ def load_library() -> Library:
     )
 
 
-def analysis_work(library: Library) -> TeamWork:
+def analysis_work(library: Library, llm: LlmClient | None = None) -> TeamWork:
     async def work(step: StepWork) -> StepOutput:
-        return await analyse(step, library)
+        return await analyse(step, library, llm)
 
     return work
 
 
-async def analyse(step: StepWork, library: Library) -> StepOutput:
+async def analyse(step: StepWork, library: Library, llm: LlmClient | None = None) -> StepOutput:
     case = Case(step.query, step.entities, step.inputs, step.dependency_results)
-    selection = select_tools(case, step.focus)
+    selection, llm_calls = await _select(step, case, llm)
     if not selection.tools:
         result = StepResult(
             headline="이 질문에서 분석할 항목을 찾지 못했습니다.",
@@ -53,7 +55,9 @@ async def analyse(step: StepWork, library: Library) -> StepOutput:
                 Question(field="focus", label="분석할 내용", hint="예: 전세금 인상 한도, 깡통전세 위험")
             ],
         )
-        return StepOutput("분석 항목 없음", result, [_decision(step, selection, "nothing_selected")])
+        return StepOutput(
+            "분석 항목 없음", result, [_decision(step, selection, "nothing_selected")], llm_calls
+        )
     outcomes = await asyncio.gather(
         *(_run(tool, case, library) for tool in selection.tools), return_exceptions=True
     )
@@ -69,7 +73,32 @@ async def analyse(step: StepWork, library: Library) -> StepOutput:
         )
     result = summarise(results, failed)
     outcome = "ok" if not failed else f"partial: {', '.join(failed)} failed"
-    return StepOutput(result.headline or "분석 완료", result, [_decision(step, selection, outcome)])
+    return StepOutput(
+        result.headline or "분석 완료", result, [_decision(step, selection, outcome)], llm_calls
+    )
+
+
+async def _select(
+    step: StepWork, case: Case, llm: LlmClient | None
+) -> tuple[Selection, list[LlmCallRecorded]]:
+    """The rules' selection, or the model's where the rules are unsure (services/platform/tool_choice.py)."""
+    rules = select_tools(case, step.focus)
+    pick = await pick_tools(
+        llm,
+        "analysis_tool_selection",
+        rules=ToolPick([t.name for t in rules.tools], rules.reasoning, rules.confidence),
+        available=DESCRIPTIONS,
+        variables={
+            "query": step.query,
+            "task": step.task,
+            "focus": ", ".join(step.focus) or "-",
+            "available_data": ", ".join(sorted(step.dependency_results)) or "-",
+        },
+        run_id=step.run_id,
+    )
+    by_name = {t.name: t for t in TOOLS}
+    selection = Selection([by_name[n] for n in pick.names], pick.reasoning, pick.confidence)
+    return selection, [pick.llm_call] if pick.llm_call else []
 
 
 async def _run(tool: Tool, case: Case, library: Library) -> StepResult:
@@ -98,4 +127,4 @@ def _decision(step: StepWork, selection: Selection, outcome: str) -> ToolDecisio
 
 async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:
     """The rules and statutes are read once at start-up; a broken data file stops the service here."""
-    return Wiring([team_subscription(Team.ANALYSIS, analysis_work(load_library()))])
+    return Wiring([team_subscription(Team.ANALYSIS, analysis_work(load_library(), LlmClient(LlmSettings())))])

@@ -89,6 +89,18 @@ TOOLS = (
 )
 
 
+# What the model reads of each tool when it chooses (analysis_tool_selection).
+DESCRIPTIONS = {
+    "rent_increase": "전세금·월세 인상이 5% 상한 안인지, 계약갱신요구권, 전월세 전환율 계산",
+    "jeonse_risk": "보증금과 시세로 전세가율·깡통전세 위험도와 보호 조치 판단",
+    "market_analysis": "비교 단지 대비 호가·평당가 적정성 판단",
+    "contract_review": "계약서 조항 검토: 빠진 필수 항목, 무효·불리한 특약",
+    "loan_simulation": "LTV·DSR·상품 한도로 대출 한도와 월 상환액 계산",
+    "roi": "취득세·대출·보유비용을 반영한 투자 수익률(IRR)",
+    "policy": "나이·소득·혼인·주택 보유로 주거 지원 정책 매칭",
+}
+
+
 @dataclass(frozen=True)
 class Selection:
     tools: list[Tool]

@@ -290,6 +290,11 @@ class LlmClient:
         self._embeddings = self._embedding_client()
         self._json_schema_supported = True
 
+    @property
+    def configured(self) -> bool:
+        """Whether calls reach an endpoint (otherwise every call answers with its fallback at once)."""
+        return self._chat is not None
+
     async def close(self) -> None:
         if self._chat is not None:
             await self._chat.close()

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from contracts.results import StepResult
 from contracts.telemetry import ToolDecisionRecorded
 from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork
-from services.search.tools import SearchContext, Tool, choose_tools
+from services.platform.tool_choice import pick_tools
+from services.search.tools import TOOL_DESCRIPTIONS, SearchContext, Tool, choose_tools
 
 log = logging.getLogger("jipsa.search")
 
@@ -32,13 +33,20 @@ class ToolRun:
 
 def search_work(ctx: SearchContext, tools: Mapping[str, Tool]) -> TeamWork:
     async def work(step: StepWork) -> StepOutput:
-        choice = choose_tools(step, tools)
-        runs = await asyncio.gather(*(_run(name, tools[name], ctx, step) for name in choice.selected))
+        choice = await pick_tools(
+            ctx.llm,
+            "search_tool_selection",
+            rules=choose_tools(step, tools),
+            available={name: TOOL_DESCRIPTIONS.get(name, name) for name in tools},
+            variables={"query": step.query, "task": step.task, "focus": ", ".join(step.focus) or "-"},
+            run_id=step.run_id,
+        )
+        runs = await asyncio.gather(*(_run(name, tools[name], ctx, step) for name in choice.names))
         decision = ToolDecisionRecorded(
             run_id=step.run_id,
             step_id=step.step_id,
             available_tools=sorted(tools),
-            selected_tools=choice.selected,
+            selected_tools=choice.names,
             reasoning=choice.reasoning,
             confidence=choice.confidence,
             outcome=_outcome(runs),
@@ -47,7 +55,9 @@ def search_work(ctx: SearchContext, tools: Mapping[str, Tool]) -> TeamWork:
             failures = "; ".join(f"{r.name}: {r.error}" for r in runs)
             raise StepFailure("all_tools_failed", failures, retryable=True)
         result = merge([r for r in runs if r.result is not None], {r.name: r.error for r in runs if r.error})
-        return StepOutput(summary=result.headline or "검색 완료", result=result, tool_decisions=[decision])
+        llm_calls = [choice.llm_call] if choice.llm_call else []
+        summary = result.headline or "검색 완료"
+        return StepOutput(summary=summary, result=result, tool_decisions=[decision], llm_calls=llm_calls)
 
     return work
 

@@ -14,7 +14,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.results import StepResult
 from contracts.values import StepFocus
+from services.platform.llm import LlmClient
 from services.platform.team import StepWork
+from services.platform.tool_choice import ToolPick
 from services.search.legal import LegalIndex
 from services.search.legal.tool import legal_search
 from services.search.listings import listing_search
@@ -24,10 +26,12 @@ from services.search.market import market_stats
 
 @dataclass(frozen=True)
 class SearchContext:
-    """What tools get from the service: its read-model pool and the legal index built at start."""
+    """What tools get from the service: its read-model pool, the legal index built at start, and the
+    LLM client (for tool choice where the rules are unsure)."""
 
     pool: AsyncConnectionPool | None
     legal: LegalIndex | None
+    llm: LlmClient | None = None
 
 
 Tool = Callable[[SearchContext, StepWork], Awaitable[StepResult]]
@@ -68,27 +72,27 @@ KEYWORD_TOOLS = {
 }
 
 
-@dataclass(frozen=True)
-class ToolChoice:
-    selected: list[str]
-    reasoning: str
-    confidence: float
+# What the model reads of each tool when it chooses (search_tool_selection).
+TOOL_DESCRIPTIONS = {
+    "legal_search": "부동산 관련 법령(주택임대차보호법, 공인중개사법 등) 조문 검색",
+    "listing_search": "서울 강남·서초·송파 아파트·오피스텔 단지와 원룸 매물 검색",
+    "market_stats": "지역·유형·거래유형별 시세(최저·중앙값·최고, 평당가) 통계",
+    "loan_products": "전세자금·주택담보 대출 상품과 LTV·DSR 규제 한도",
+}
 
 
-def choose_tools(step: StepWork, available: Mapping[str, Tool]) -> ToolChoice:
+def choose_tools(step: StepWork, available: Mapping[str, Tool]) -> ToolPick:
     """Focus decides when the planner gave one; otherwise keywords of the query and task do."""
     by_focus = [FOCUS_TOOLS[f] for f in _focuses(step) if FOCUS_TOOLS.get(f) in available]
     if by_focus:
         selected = list(dict.fromkeys(by_focus))
-        return ToolChoice(selected, f"step focus {', '.join(step.focus)} -> {', '.join(selected)}", 0.9)
+        return ToolPick(selected, f"step focus {', '.join(step.focus)} -> {', '.join(selected)}", 0.9)
     text = f"{step.query} {step.task}"
     by_words = [name for name, words in KEYWORD_TOOLS.items() if name in available and words.search(text)]
     if by_words:
-        return ToolChoice(by_words, f"keywords in the query and task -> {', '.join(by_words)}", 0.7)
+        return ToolPick(by_words, f"keywords in the query and task -> {', '.join(by_words)}", 0.7)
     fallback = [name for name in ("legal_search",) if name in available] or list(available)[:1]
-    return ToolChoice(
-        fallback, "no focus and no telling keyword: statutes are the search team's default", 0.4
-    )
+    return ToolPick(fallback, "no focus and no telling keyword: statutes are the search team's default", 0.4)
 
 
 def _focuses(step: StepWork) -> list[StepFocus]:

@@ -48,12 +48,12 @@ ALL = {n: fake(n) for n in ("legal_search", "listing_search", "market_stats", "l
     ],
 )
 def test_choose_tools(focus: list[str], query: str, expected: list[str]) -> None:
-    assert choose_tools(step(query, focus), ALL).selected == expected
+    assert choose_tools(step(query, focus), ALL).names == expected
 
 
 def test_focus_on_a_tool_that_is_not_registered_falls_back_to_keywords() -> None:
     choice = choose_tools(step("강남구 아파트 시세", ["market"]), {"legal_search": fake("legal_search")})
-    assert choice.selected == ["legal_search"]
+    assert choice.names == ["legal_search"]
 
 
 async def test_tools_run_concurrently_and_the_decision_is_recorded() -> None:
