@@ -162,6 +162,7 @@ async def test_market_figures_listings_and_chart_on_laptop_and_phone(page: Page)
     await screenshot(page, "07-market-answer-phone")
     await page.get_by_role("button", name="대화 목록 열기").click()
     await expect(page.locator("#sidebar")).to_be_visible()
+    await page.wait_for_function("getComputedStyle(document.querySelector('#sidebar')).transform === 'none'")
     await screenshot(page, "08-phone-session-list", whole=False)
 
 
