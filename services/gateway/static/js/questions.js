@@ -40,7 +40,7 @@ function questionsForm(questions, { title, intro, sent = false, submit }) {
     h("div", { class: "fields" }, fields.map(({ question, id }) => {
       const hint = text(question.hint);
       // A hint is shown under its field (not as a placeholder, which a narrow field would cut off).
-      return h("div", { class: hint.length > 24 ? "field wide" : "field" },
+      return h("div", { class: hint.length > 34 ? "field wide" : "field" },
         h("label", { for: id }, text(question.label)),
         h("input", { id, name: text(question.field), autocomplete: "off", maxlength: "2000", disabled: sent, "aria-describedby": hint ? `${id}-hint` : null }),
         hint && h("small", { id: `${id}-hint` }, hint),
