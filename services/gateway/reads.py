@@ -121,7 +121,10 @@ async def _todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, TodoSna
     )
     steps: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in progress}
     for row in await cur.fetchall():
-        steps[row.pop("run_id")].append(_json_ready(row))
+        # Two statements, two snapshots: a run whose todo the projector committed between them has
+        # steps here but no progress above; it is read whole on the next batch.
+        if (run_steps := steps.get(row.pop("run_id"))) is not None:
+            run_steps.append(_json_ready(row))
     return {run_id: TodoSnapshot(pct, steps[run_id]) for run_id, pct in progress.items()}
 
 
