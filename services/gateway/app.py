@@ -114,12 +114,9 @@ def _report_follower_end(task: asyncio.Task[None]) -> None:
         log.error("the gateway's follower stopped", exc_info=task.exception())
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
 class BodyLimit:
-    """Refuse request bodies over `max_bytes` with 413: by Content-Length, or while a chunked body streams."""
+    """Refuse request bodies over `max_bytes` with 413: by Content-Length, or, for a body sent without
+    one (chunked), by reading it whole before the app sees it (it is small by definition: a few KB)."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app, self.max_bytes = app, max_bytes
@@ -128,31 +125,45 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length", b"0")
-        if not declared.isdigit() or int(declared) > self.max_bytes:
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None:  # the server delivers no more than it declares
+            if not declared.isdigit() or int(declared) > self.max_bytes:
+                await _refuse(send, self.max_bytes)
+                return
+            await self.app(scope, receive, send)
+            return
+        body = await self._read_whole(receive)
+        if body is None:
             await _refuse(send, self.max_bytes)
             return
-        received, started = 0, False
+        await self.app(scope, _replaying(body, receive), send)
 
-        async def counted() -> Message:
-            nonlocal received
+    async def _read_whole(self, receive: Receive) -> bytes | None:
+        chunks, size = [], 0
+        while True:
             message = await receive()
-            received += len(message.get("body", b""))
-            if received > self.max_bytes:
-                raise BodyTooLarge
-            return message
+            if message["type"] != "http.request":  # the client went away: nothing to serve
+                return b""
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_bytes:
+                return None
+            if not message.get("more_body", False):
+                return b"".join(chunks)
 
-        async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
 
-        try:
-            await self.app(scope, counted, watched)
-        except BodyTooLarge:
-            if started:
-                raise
-            await _refuse(send, self.max_bytes)
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the app the body read already, then the connection's own messages."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
 
 
 async def _refuse(send: Send, max_bytes: int) -> None:

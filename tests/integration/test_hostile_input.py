@@ -603,7 +603,7 @@ async def test_rest_never_answers_5xx(
     async with httpx.AsyncClient(base_url=gateway.http_url) as http:
         answer = await http.request(method, path, content=body, headers=headers)
     assert answer.status_code in NOT_5XX, (answer.status_code, answer.text[:500])
-    if answer.status_code < 300:
+    if answer.status_code < 300 and answer.url.path.startswith("/api/"):  # ".." may land on the page
         answer.json()
     assert error_log.messages() == []
 
@@ -636,11 +636,6 @@ async def raw_status(gateway: Gateway, request: bytes) -> int:
     return int(status_line.split()[1])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app.py's BodyLimit raises BodyTooLarge while FastAPI reads the body, and FastAPI turns any "
-    "exception there into 400 'error parsing the body'; a refusal, but not the 413 it should be",
-)
 async def test_a_chunked_body_over_the_limit_is_413(gateway: Gateway, caller: Caller) -> None:
     limit = gateway.app.state.ports.settings.max_body_bytes
 
