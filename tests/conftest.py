@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import nats
@@ -30,17 +31,26 @@ def database_on(server_url: str, name: str) -> str:
     return f"{base}/{name}"
 
 
+@contextmanager
+def fresh_database(server_url: str, prefix: str = "jipsa_test") -> Iterator[str]:
+    """A new, migrated database on the server, dropped afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = database_on(server_url, name)
+    migrate(url)
+    try:
+        yield url
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture
 def database_url(server_urls: ServerUrls) -> Iterator[str]:
-    """A fresh, migrated database for one test, dropped afterwards."""
-    name = f"jipsa_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server_urls.database_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = database_on(server_urls.database_url, name)
-    migrate(url)
-    yield url
-    with psycopg.connect(server_urls.database_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    """A fresh, migrated database for one test."""
+    with fresh_database(server_urls.database_url) as url:
+        yield url
 
 
 @pytest.fixture

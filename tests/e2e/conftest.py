@@ -9,17 +9,16 @@ the page threw an uncaught error.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
-from services.platform.db import migrate, open_pool
+from services.platform.db import open_pool
 from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
-from tests.conftest import database_on
+from tests.conftest import fresh_database
 from tests.integration.gateway_helpers import Gateway
 from tests.integration.test_run_end_to_end import jipsa
 from tests.servers import ServerUrls
@@ -53,15 +52,9 @@ RECORD_FRAMES = """
 
 
 @pytest.fixture(scope="module")
-def module_database(server_urls: ServerUrls) -> AsyncIterator[str]:
-    name = f"jipsa_e2e_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server_urls.database_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = database_on(server_urls.database_url, name)
-    migrate(url)
-    yield url
-    with psycopg.connect(server_urls.database_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def module_database(server_urls: ServerUrls) -> Iterator[str]:
+    with fresh_database(server_urls.database_url, "jipsa_e2e") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

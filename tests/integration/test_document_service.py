@@ -18,17 +18,9 @@ from services.platform.consumer import Consumer
 from services.platform.publisher import Publisher
 from services.platform.team import team_subscription
 from tests.integration.bus_helpers import running, wait_until
+from tests.unit.test_document_draft import ANSWERS, QUERY
 
 pytestmark = pytest.mark.integration
-
-QUERY = "임대차계약서 작성해줘. 보증금 3억 5천, 월세 50만원, 2025년 3월 1일부터 2년"
-ANSWERS = {
-    "landlord_name": "홍길동",
-    "tenant_name": "김영희",
-    "address": "서울특별시 강남구 역삼동 123-4 래미안아파트 101동 1203호",
-    "down_payment_won": "3500만원",
-    "rent_day": "25",
-}
 
 
 def started(run: str, step: str, inputs: dict):
