@@ -18,6 +18,7 @@ from contracts.results import StepResult
 from contracts.telemetry import ToolDecisionRecorded
 from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork
 from services.platform.tool_choice import pick_tools
+from services.search.keywords import with_keywords
 from services.search.tools import TOOL_DESCRIPTIONS, SearchContext, Tool, choose_tools
 
 log = logging.getLogger("jipsa.search")
@@ -33,13 +34,17 @@ class ToolRun:
 
 def search_work(ctx: SearchContext, tools: Mapping[str, Tool]) -> TeamWork:
     async def work(step: StepWork) -> StepOutput:
-        choice = await pick_tools(
-            ctx.llm,
-            "search_tool_selection",
-            rules=choose_tools(step, tools),
-            available={name: TOOL_DESCRIPTIONS.get(name, name) for name in tools},
-            variables={"query": step.query, "task": step.task, "focus": ", ".join(step.focus) or "-"},
-            run_id=step.run_id,
+        # Both LLM calls happen only for a step without the planner's focus, and side by side.
+        choice, (step, keyword_calls) = await asyncio.gather(
+            pick_tools(
+                ctx.llm,
+                "search_tool_selection",
+                rules=choose_tools(step, tools),
+                available={name: TOOL_DESCRIPTIONS.get(name, name) for name in tools},
+                variables={"query": step.query, "task": step.task, "focus": ", ".join(step.focus) or "-"},
+                run_id=step.run_id,
+            ),
+            with_keywords(ctx.llm, step),
         )
         runs = await asyncio.gather(*(_run(name, tools[name], ctx, step) for name in choice.names))
         decision = ToolDecisionRecorded(
@@ -55,7 +60,7 @@ def search_work(ctx: SearchContext, tools: Mapping[str, Tool]) -> TeamWork:
             failures = "; ".join(f"{r.name}: {r.error}" for r in runs)
             raise StepFailure("all_tools_failed", failures, retryable=True)
         result = merge([r for r in runs if r.result is not None], {r.name: r.error for r in runs if r.error})
-        llm_calls = [choice.llm_call] if choice.llm_call else []
+        llm_calls = [*keyword_calls, *([choice.llm_call] if choice.llm_call else [])]
         summary = result.headline or "검색 완료"
         return StepOutput(summary=summary, result=result, tool_decisions=[decision], llm_calls=llm_calls)
 

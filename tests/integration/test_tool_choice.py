@@ -8,6 +8,7 @@ from contracts.results import StepResult
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.team import StepWork
 from services.platform.tool_choice import ToolPick, pick_tools
+from services.search.legal.tool import search_text
 from services.search.service import search_work
 from services.search.tools import SearchContext
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401  (fixture: fake_openai)
@@ -69,8 +70,17 @@ async def test_sure_rules_and_no_endpoint_make_no_call(llm, fake_openai: FakeOpe
 async def test_a_search_step_without_focus_records_the_models_choice(llm, fake_openai: FakeOpenAI) -> None:
     answer = {"selected_tools": ["market_stats"], "reasoning": "시세 질문", "confidence": 0.7}
     fake_openai.script(Reply.json(answer), call_point="search_tool_selection")
+    terms = {
+        "keywords": ["전세", "시세"],
+        "legal_terms": ["전세가율"],
+        "regions": ["강남"],
+        "property_types": [],
+    }
+    fake_openai.script(Reply.json(terms), call_point="keyword_extraction")
+    seen = []
 
     async def market(ctx, step) -> StepResult:
+        seen.append(step.inputs["keywords"])
         return StepResult(headline="강남구 전세 중앙값 10억")
 
     async def legal(ctx, step) -> StepResult:
@@ -82,5 +92,13 @@ async def test_a_search_step_without_focus_records_the_models_choice(llm, fake_o
     output = await work(StepWork("r1", "s1", "강남 전세 동향", {"query": "요즘 강남 전세 어때요"}, {}, 1))
     (decision,) = output.tool_decisions
     assert decision.selected_tools == ["market_stats"] and decision.reasoning == "시세 질문"
-    assert [c.call_point for c in output.llm_calls] == ["search_tool_selection"]
+    assert sorted(c.call_point for c in output.llm_calls) == ["keyword_extraction", "search_tool_selection"]
+    assert seen == [["전세가율", "전세", "시세"]]  # legal concepts first, for the legal search to lead with
     assert output.result.headline == "강남구 전세 중앙값 10억"
+
+
+def test_the_legal_search_leads_with_the_models_keywords() -> None:
+    step = StepWork(
+        "r", "s", "보증금 문의", {"query": "보증금을 못 받았어요", "keywords": ["임차권등기명령"]}, {}, 1
+    )
+    assert search_text(step) == "임차권등기명령 보증금 문의 보증금을 못 받았어요"

@@ -43,11 +43,14 @@ _TASK_VERB = re.compile(r"\s*(?:관련\s*)?(?:조항|조문|법령)?\s*(?:검색
 
 
 def search_text(step: StepWork) -> str:
-    """What the index is asked: the task's topic words, then the person's question."""
+    """What the index is asked: the task's topic words (or the LLM's keywords, for a step without a
+    topic of the planner's), then the person's question."""
     topic = _TASK_VERB.sub("", _TASK_LAW.sub("", step.task.strip()))
+    keywords = " ".join(_strings(step.inputs.get("keywords")))
     if not step.query:
-        return step.task
-    return f"{topic} {step.query}" if topic and topic not in step.query else step.query
+        return f"{keywords} {step.task}".strip()
+    lead = " ".join(t for t in (keywords, topic if topic not in step.query else "") if t)
+    return f"{lead} {step.query}" if lead else step.query
 
 
 def filters_from(inputs: dict[str, Any]) -> LegalFilters:
