@@ -17,7 +17,9 @@ from contracts.results import Question, StepResult
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import Team
 from services.analysis.case import Case
+from services.analysis.contract_review import contract_text
 from services.analysis.insight import summarise
+from services.analysis.judgement import contract_judgement, insight_findings
 from services.analysis.policies import PolicyBook
 from services.analysis.rulebook import CORPUS, RuleBook
 from services.analysis.statutes import StatuteBook
@@ -71,7 +73,8 @@ async def analyse(step: StepWork, library: Library, llm: LlmClient | None = None
         raise StepFailure(
             "all_tools_failed", "; ".join(f"{k}: {v}" for k, v in failed.items()), retryable=True
         )
-    result = summarise(results, failed)
+    result, judged = await _with_judgement(summarise(results, failed), results, case, step, llm)
+    llm_calls = [*llm_calls, *judged]
     outcome = "ok" if not failed else f"partial: {', '.join(failed)} failed"
     return StepOutput(
         result.headline or "분석 완료", result, [_decision(step, selection, outcome)], llm_calls
@@ -99,6 +102,25 @@ async def _select(
     by_name = {t.name: t for t in TOOLS}
     selection = Selection([by_name[n] for n in pick.names], pick.reasoning, pick.confidence)
     return selection, [pick.llm_call] if pick.llm_call else []
+
+
+async def _with_judgement(
+    result: StepResult, results: dict[str, StepResult], case: Case, step: StepWork, llm: LlmClient | None
+) -> tuple[StepResult, list[LlmCallRecorded]]:
+    """The rules' result with what the model adds when configured (judgement.py), side by side."""
+    review, contract = results.get("contract_review"), contract_text(case)
+    (insights, insight_calls), (risks, contract_calls) = await asyncio.gather(
+        insight_findings(llm, step.query, results, step.run_id),
+        contract_judgement(llm, contract, review, step.run_id) if review and contract else _nothing(),
+    )
+    if not insights and not risks:
+        return result, [*insight_calls, *contract_calls]
+    findings = list(dict.fromkeys([*result.findings, *risks, *insights]))
+    return result.model_copy(update={"findings": findings}), [*insight_calls, *contract_calls]
+
+
+async def _nothing() -> tuple[list[str], list[LlmCallRecorded]]:
+    return [], []
 
 
 async def _run(tool: Tool, case: Case, library: Library) -> StepResult:
