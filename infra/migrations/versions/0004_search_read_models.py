@@ -116,4 +116,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute("DROP TABLE real_deals; DROP TABLE one_rooms; DROP TABLE complexes; DROP TABLE legal_articles;")
+    op.execute("DROP TABLE real_deals, one_rooms, complexes, legal_articles;")
