@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST := $(VENV)/bin/pytest
 
-.PHONY: install run test test-fast bench lint fmt schemas clean
+.PHONY: install run test test-fast bench chaos load lint fmt schemas clean
 
 install: $(VENV)/.installed
 
@@ -28,6 +28,12 @@ bench: install  ## figures beside baselines measured in the same run: backbone, 
 	$(PY) -m tests.bench.backbone
 	$(PY) -m tests.bench.legal
 	$(PY) -m tests.bench.compare
+
+chaos: install  ## 200 runs while services are SIGKILLed, Postgres restarted, NATS wiped (--runs N via ARGS)
+	$(PY) -m tests.chaos.run $(ARGS)
+
+load: install  ## 50 concurrent WebSocket sessions asking a mixed set (--sessions N --questions M via ARGS)
+	$(PY) -m tests.load.run $(ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .
