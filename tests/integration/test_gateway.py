@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -34,7 +33,6 @@ from tests.integration.gateway_helpers import (
     event_positions,
     first_of_type,
     new_session,
-    projecting,
     script_for,
     serving,
     simulated_services,
@@ -42,14 +40,6 @@ from tests.integration.gateway_helpers import (
 from tests.servers import ServerUrls
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-async def gateway(
-    store: EventStore, pool: AsyncConnectionPool, server_urls: ServerUrls
-) -> AsyncIterator[Gateway]:
-    async with projecting(store), serving(pool, server_urls.nats_url) as running:
-        yield running
 
 
 def bearer(token: str) -> dict[str, str]:

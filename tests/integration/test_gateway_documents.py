@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
 from urllib.parse import unquote
 
 import httpx
@@ -11,18 +10,11 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 
 from services.gateway.documents import content_disposition
-from tests.integration.gateway_helpers import Gateway, new_session, serving
-from tests.servers import ServerUrls
+from tests.integration.gateway_helpers import Gateway, new_session
 
 pytestmark = pytest.mark.integration
 NAME = "주택임대차계약서_홍길동.docx"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-
-
-@pytest.fixture
-async def gateway(pool: AsyncConnectionPool, server_urls: ServerUrls) -> AsyncIterator[Gateway]:
-    async with serving(pool, server_urls.nats_url) as running:
-        yield running
 
 
 async def stored(pool: AsyncConnectionPool, session_id: str, content: bytes) -> str:

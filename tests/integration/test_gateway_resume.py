@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 
 import pytest
 import websockets
-from psycopg_pool import AsyncConnectionPool
 
 from contracts.values import PlanStep, Team
 from services.gateway.reads import Reads
@@ -24,22 +22,11 @@ from tests.integration.gateway_helpers import (
     event_positions,
     first_of_type,
     new_session,
-    projecting,
     script_for,
-    serving,
 )
 from tests.integration.test_projector import Script
-from tests.servers import ServerUrls
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-async def gateway(
-    store: EventStore, pool: AsyncConnectionPool, server_urls: ServerUrls
-) -> AsyncIterator[Gateway]:
-    async with projecting(store), serving(pool, server_urls.nats_url) as running:
-        yield running
 
 
 async def started_run(store: EventStore, client: Client) -> tuple[Script, object]:
