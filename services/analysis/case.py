@@ -91,9 +91,11 @@ class Case:
         if stated:
             return stated, "질문/입력에 주어진 시세"
         for step_id, result in self.dependency_results.items():
-            stat = _market_stat(result.get("data", {}).get("market_stats"), deal_type)
-            if stat:
-                return stat, f"검색 단계 {step_id}의 시세 통계 ({DEAL_NAMES[deal_type]} 중앙값)"
+            data = result.get("data", {})
+            for stats in [data.get("market_stats"), *data.get("market_stats_also", [])]:
+                stat = _market_stat(stats, deal_type)
+                if stat:
+                    return stat, f"검색 단계 {step_id}의 시세 통계 ({DEAL_NAMES[deal_type]} 중앙값)"
         comparables = self.comparables(deal_type)
         if comparables:
             median = statistics.median(c.price_mid for c in comparables)
@@ -147,6 +149,9 @@ def _market_stat(stats: Any, deal_type: str) -> float | None:
         if flat:
             return _central(flat)
         if stats.get("deal_type") == deal_type:
+            regions = stats.get("regions")  # contracts.search.MarketStats: the first region's median
+            if isinstance(regions, list) and regions and isinstance(regions[0], dict):
+                return _central(regions[0].get("stats", {}))
             return _central(stats)
         by_type = stats.get("by_deal_type")
         return _market_stat(by_type, deal_type) if by_type is not None else None

@@ -147,7 +147,27 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
 
 def assemble(intent: Intent, steps: list[PlanStep], context_query: str) -> Plan:
     """A plan with its strategy and estimate computed from the steps."""
+    steps = with_sale_prices_for_risk(steps)
     return Plan(intent, steps, strategy_of(steps), estimated_seconds(steps), context_query)
+
+
+def with_sale_prices_for_risk(steps: list[PlanStep]) -> list[PlanStep]:
+    """A 전세 market search that feeds a jeonse-risk or price analysis also fetches 매매 prices: the
+    deposit-to-price ratio (전세가율) needs the sale price the person did not ask about."""
+    needs_sale = {
+        dep
+        for s in steps
+        if {StepFocus.JEONSE_RISK.value, StepFocus.MARKET_ANALYSIS.value} & set(s.inputs.get("focus", []))
+        for dep in s.depends_on
+    }
+    return [
+        s.model_copy(update={"inputs": {**s.inputs, "also_deal_types": ["sale"]}})
+        if s.step_id in needs_sale
+        and StepFocus.MARKET.value in s.inputs.get("focus", [])
+        and s.inputs.get("entities", {}).get("deal_type") not in (None, "sale")
+        else s
+        for s in steps
+    ]
 
 
 def _continued_intent(before: Intent, text: str, entities: QueryEntities) -> Intent:

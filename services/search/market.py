@@ -402,16 +402,40 @@ def _comparison_sentence(a: RegionMarket, b: RegionMarket, deal: str) -> str:
 
 
 async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
-    """The market tool: contract prices when the window has matching deals, else snapshot asking prices."""
+    """The market tool: contract prices when the window has matching deals, else snapshot asking prices.
+
+    `inputs["also_deal_types"]` adds the same figures for other deal types (a jeonse-risk analysis
+    needs 매매 prices beside the 전세 ones asked about); they go to data["market_stats_also"]."""
     f = filters_from_step(step)
     notes = []
     if f.deal_type is None:  # "시세" without a deal kind is read as 매매
         f = replace(f, deal_type="sale")
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
     months = int(step.inputs.get("window_months") or DEFAULT_WINDOW_MONTHS)
+    result = market_result(await _stats_for(ctx, f, months))
+    also = [d for d in step.inputs.get("also_deal_types", []) if d in DEAL_KO and d != f.deal_type]
+    for deal_type in also:
+        # The asked price bounds belong to the asked deal type (8억 of 전세 says nothing of 매매 prices).
+        other = replace(f, deal_type=deal_type, price_min=None, price_max=None, rent_min=None, rent_max=None)
+        more = market_result(await _stats_for(ctx, other, months))
+        result = result.model_copy(
+            update={
+                "findings": [*result.findings, *(more.findings[1:])],
+                "figures": [*result.figures, *more.figures],
+                "data": {
+                    **result.data,
+                    "market_stats_also": [
+                        *result.data.get("market_stats_also", []),
+                        more.data["market_stats"],
+                    ],
+                },
+            }
+        )
+    return result.model_copy(update={"findings": [*result.findings, *notes]})
+
+
+async def _stats_for(ctx: SearchContext, f: ListingFilters, months: int) -> MarketStats:
     found = await contract_samples(ctx.pool, f, months) if contract_usable(f) else None
     if found is not None:
-        result = market_result(contract_stats(f, found))
-    else:
-        result = market_result(asking_stats(f, await asking_samples(ctx.pool, f)))
-    return result.model_copy(update={"findings": [*result.findings, *notes]})
+        return contract_stats(f, found)
+    return asking_stats(f, await asking_samples(ctx.pool, f))

@@ -139,6 +139,23 @@ async def test_market_asking_figures_match_the_csv(ctx: Ctx) -> None:
     assert sum(g["stats"]["count"] for g in stats["regions"][0]["by_band"]) == len(prices)
 
 
+async def test_a_jeonse_search_for_a_risk_analysis_also_brings_sale_prices(ctx: Ctx) -> None:
+    """The 8억 asked is a 전세 deposit: it bounds the 전세 sample, never the 매매 one beside it."""
+    ents = {
+        "gu": ["송파구"],
+        "property_types": ["apartment"],
+        "deal_type": "jeonse",
+        "price_max_manwon": 80000,
+    }
+    result = await market_stats(ctx, step(ents, also_deal_types=["sale"]))
+    (sale,) = result.data["market_stats_also"]
+    assert sale["deal_type"] == "sale" and result.data["market_stats"]["deal_type"] == "jeonse"
+    assert sale["regions"][0]["stats"]["median"] == statistics.median(
+        midpoints("송파구", "apartment", "sale")
+    )
+    assert figure(result, "송파구 매매 중앙값") == sale["regions"][0]["stats"]["median"]
+
+
 async def test_market_compares_two_gu(ctx: Ctx) -> None:
     gangnam, seocho = midpoints("강남구", "apartment", "jeonse"), midpoints("서초구", "apartment", "jeonse")
     ents = {"gu": ["강남구", "서초구"], "property_types": ["apartment"], "deal_type": "jeonse"}

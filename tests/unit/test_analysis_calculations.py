@@ -202,3 +202,13 @@ def test_too_few_comparables_gives_no_verdict() -> None:
         Case("5억 적정한가요", dependency_results={"s": {"listings": SEARCH_STEP["listings"][:1]}})
     )
     assert "판단하지 않았습니다" in result.headline and not result.figures
+
+
+def test_the_market_value_comes_from_the_search_steps_published_market_stats() -> None:
+    """contracts.search.MarketStats, asked beside the 전세 figures (data["market_stats_also"])."""
+    jeonse = {"deal_type": "jeonse", "regions": [{"stats": {"count": 2, "median": 99875}}]}
+    sale = {"deal_type": "sale", "regions": [{"stats": {"count": 12, "median": 178750}}]}
+    search = {"data": {"market_stats": jeonse, "market_stats_also": [sale]}}
+    case = Case("전세 8억 위험?", {}, {}, {"search-market": search})
+    value, basis = case.market_value("sale")
+    assert value == 178750 and "search-market" in basis

@@ -191,3 +191,12 @@ def test_validate_steps_names_every_problem() -> None:
     assert any(e.startswith("dependency cycle") for e in errors)
     wrong_team = validate_steps([_step("a", team=Team.DOCUMENT, focus=["legal"])])
     assert wrong_team == ["'a': team document does not do focus 'legal'"]
+
+
+def test_a_jeonse_risk_plan_asks_its_market_search_for_sale_prices_too() -> None:
+    """전세가율 needs the 매매 price the person did not ask about."""
+    plan = plan_by_rules("송파구 잠실동 아파트 전세 8억인데 깡통전세 위험 있나요?")
+    market = next(s for s in plan.steps if "market" in s.inputs["focus"])
+    assert market.inputs["also_deal_types"] == ["sale"]
+    plain = plan_by_rules("송파구 아파트 전세 시세 알려줘")
+    assert all("also_deal_types" not in s.inputs for s in plain.steps)
