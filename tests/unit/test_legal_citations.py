@@ -67,3 +67,10 @@ def test_laws_named_resolves_short_names() -> None:
         "주택임대차보호법",
         "부동산 거래신고 등에 관한 법률",
     ]
+
+
+def test_a_pasted_contract_numbering_its_clauses_cites_nothing() -> None:
+    contract = "제1조 보증금은 3억원으로 한다. 제2조 기간은 2년. 제3조 임차인은 갱신요구권을 행사하지 않는다."
+    assert parser.parse(contract) == []
+    cited = parser.parse(f"주택임대차보호법 제10조에 비추어 봐줘: {contract}")
+    assert [str(r) for r in cited] == ["주택임대차보호법 제10조"]

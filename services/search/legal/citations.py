@@ -80,7 +80,7 @@ class CitationParser:
                 taken.append(match.span())  # a law the corpus lacks is still that law's article
                 if ref is not None:
                     found.append(ref)
-        return sorted(found, key=lambda r: r.span)
+        return sorted(_without_clause_numbering(found), key=lambda r: r.span)
 
     def laws_named(self, text: str) -> list[str]:
         """Canonical titles of the laws a text names, abbreviations resolved, in order of mention."""
@@ -94,6 +94,18 @@ class CitationParser:
         if title not in self.titles:
             return None
         return CitationRef(_article_number(match), law_title=title, span=match.span())
+
+
+CLAUSE_NUMBERING = 3  # this many bare 제N조 in one text: a pasted contract numbering its own clauses
+
+
+def _without_clause_numbering(found: list[CitationRef]) -> list[CitationRef]:
+    """A question cites an article or two; a contract pasted for review numbers its clauses 제1조,
+    제2조, 제3조 … in its own text, which would otherwise cite the first articles of every law."""
+    bare = [r for r in found if r.law_title is None and r.doc_type is None]
+    if len(bare) < CLAUSE_NUMBERING:
+        return found
+    return [r for r in found if r not in bare]
 
 
 def _from_decree(match: re.Match[str]) -> CitationRef:
