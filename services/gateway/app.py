@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Annotated
 
 import uvicorn
@@ -34,8 +35,17 @@ log = logging.getLogger(__name__)
 
 
 def create_app(
-    settings: GatewaySettings, *, database_url: str, nats_url: str, pool: AsyncConnectionPool | None = None
+    settings: GatewaySettings,
+    *,
+    database_url: str,
+    nats_url: str,
+    pool: AsyncConnectionPool | None = None,
+    on_follower_failure: Callable[[], None] | None = None,
 ) -> FastAPI:
+    """The gateway app. `on_follower_failure` is called if the log follower stops on an error: the
+    process's owner ends the process then, so its supervisor (make run, compose) starts a fresh one
+    rather than keep a gateway whose sockets would never hear of a run again."""
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with _opened(pool, database_url) as ready_pool:
@@ -48,7 +58,7 @@ def create_app(
             )
             stop = asyncio.Event()
             task = asyncio.create_task(follower.run(stop), name="gateway-follower")
-            task.add_done_callback(_report_follower_end)
+            task.add_done_callback(partial(_report_follower_end, on_follower_failure))
             app.state.ports = Ports(
                 settings=settings,
                 nats_url=nats_url,
@@ -108,10 +118,12 @@ async def _opened(pool: AsyncConnectionPool | None, database_url: str) -> AsyncI
         await own.close()
 
 
-def _report_follower_end(task: asyncio.Task[None]) -> None:
+def _report_follower_end(on_failure: Callable[[], None] | None, task: asyncio.Task[None]) -> None:
     """The follower ends only at shutdown; any other end is a bug, which /healthz reports too."""
     if not task.cancelled() and task.exception() is not None:
         log.error("the gateway's follower stopped", exc_info=task.exception())
+        if on_failure is not None:
+            on_failure()
 
 
 class BodyLimit:

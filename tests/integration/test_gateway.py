@@ -20,6 +20,9 @@ from typer.testing import CliRunner
 
 from contracts.supervisor import PlanApprovalRequested
 from services.gateway import ask as ask_command
+from services.gateway.app import create_app
+from services.gateway.follower import Follower
+from services.gateway.settings import GatewaySettings
 from services.platform.eventstore import EventStore
 from services.platform.servers import free_port
 from services.platform.settings import REPO_ROOT
@@ -340,3 +343,24 @@ async def test_module_serves_until_sigterm(database_url: str, server_urls: Serve
     finally:
         if gateway.poll() is None:
             gateway.kill()
+
+
+async def test_a_follower_that_fails_asks_for_a_fresh_process(
+    pool: AsyncConnectionPool, server_urls: ServerUrls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Crash-only: a gateway whose follower died would keep sockets that never hear of a run again."""
+
+    async def broken(self, stop) -> None:
+        raise RuntimeError("a bug in a batch")
+
+    monkeypatch.setattr(Follower, "run", broken)
+    failed = asyncio.Event()
+    app = create_app(
+        GatewaySettings(),
+        database_url=pool.conninfo,
+        nats_url=server_urls.nats_url,
+        pool=pool,
+        on_follower_failure=failed.set,
+    )
+    async with app.router.lifespan_context(app):
+        await asyncio.wait_for(failed.wait(), 10)
