@@ -41,20 +41,15 @@ socket's first live message, with no window at all.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections import defaultdict
 from collections.abc import AsyncIterator
-
-import psycopg
 
 from services.gateway import messages
 from services.gateway.messages import Message
 from services.gateway.outbox import Outbox
 from services.gateway.reads import Reads
-from services.gateway.wakeup import CheckpointWakeup
 from services.platform.eventstore import Recorded
-
-log = logging.getLogger(__name__)
+from services.platform.wakeup import PROJECTIONS_CHANNEL, StoreWakeup
 
 
 async def render(reads: Reads, records: list[Recorded]) -> list[tuple[str | None, Message]]:
@@ -84,7 +79,6 @@ class Follower:
         self.max_backoff_s = max_backoff_s
         self.cursor: int | None = None  # every event at or below it has been offered
         self._outboxes: dict[str, set[Outbox]] = defaultdict(set)
-        self._failures = 0
 
     def register(self, outbox: Outbox) -> None:
         self._outboxes[outbox.session_id].add(outbox)
@@ -125,15 +119,14 @@ class Follower:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the projector's checkpoint until `stop`, through Postgres restarts."""
-        async with CheckpointWakeup(self.database_url) as wakeup:
-            while not stop.is_set():
-                try:
-                    await self.catch_up()
-                except psycopg.OperationalError as lost:
-                    await wakeup.wait(stop, self._backoff(lost))
-                    continue
-                self._failures = 0
-                await wakeup.wait(stop, self.poll_interval_s)
+        async with StoreWakeup(self.database_url, PROJECTIONS_CHANNEL) as wakeup:
+            await wakeup.follow(
+                stop,
+                self.catch_up,
+                name="gateway follower",
+                poll_interval_s=self.poll_interval_s,
+                max_backoff_s=self.max_backoff_s,
+            )
 
     async def catch_up(self) -> None:
         ceiling = await self.reads.checkpoint()
@@ -155,9 +148,3 @@ class Follower:
             for _, message in await render(self.reads, records):
                 yield message
             after = records[-1].position if len(records) == self.batch_size else ceiling
-
-    def _backoff(self, lost: psycopg.OperationalError) -> float:
-        self._failures += 1
-        delay = min(self.max_backoff_s, 0.5 * 2 ** (self._failures - 1))
-        log.warning("gateway follower lost Postgres (%s); retrying in %.1f s", lost, delay)
-        return delay

@@ -29,9 +29,7 @@ event it cannot apply rather than skip it and be silently wrong.
 from __future__ import annotations
 
 import asyncio
-import logging
 
-import psycopg
 from psycopg import AsyncConnection
 
 from services.platform.eventstore import EventStore, Recorded, read_all_in
@@ -47,8 +45,6 @@ from services.projector.store import (
     save_final_states,
     save_todos,
 )
-
-log = logging.getLogger(__name__)
 
 
 class Projector:
@@ -66,7 +62,6 @@ class Projector:
         self.poll_interval_s = poll_interval_s
         self.first_backoff_s = first_backoff_s
         self.max_backoff_s = max_backoff_s
-        self._failures = 0
 
     async def catch_up(self) -> int:
         """Apply every event committed after the checkpoint; return how many, once the head is reached."""
@@ -93,25 +88,14 @@ class Projector:
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the log until `stop` is set, through Postgres restarts."""
         async with StoreWakeup(self.store.pool.conninfo) as wakeup:
-            while not stop.is_set():
-                try:
-                    await self.catch_up()
-                except psycopg.OperationalError as lost:
-                    await wakeup.wait(stop, self._backoff(lost))
-                    continue
-                self._recovered()
-                await wakeup.wait(stop, self.poll_interval_s)
-
-    def _backoff(self, lost: psycopg.OperationalError) -> float:
-        self._failures += 1
-        delay = min(self.max_backoff_s, self.first_backoff_s * 2 ** (self._failures - 1))
-        log.warning("projector lost Postgres (%s); retrying in %.1f s", lost, delay)
-        return delay
-
-    def _recovered(self) -> None:
-        if self._failures:
-            log.info("projector back on Postgres after %d failed attempts", self._failures)
-        self._failures = 0
+            await wakeup.follow(
+                stop,
+                self.catch_up,
+                name="projector",
+                poll_interval_s=self.poll_interval_s,
+                first_backoff_s=self.first_backoff_s,
+                max_backoff_s=self.max_backoff_s,
+            )
 
     async def _apply_next_batch(self) -> int:
         async with self.store.pool.connection() as conn, conn.transaction():

@@ -13,12 +13,11 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
+from services.platform.wakeup import PROJECTIONS_CHANNEL
 from services.projector.final_state import FinalState, SessionRun, history_entry
 from services.projector.todo import Todo, TodoStep
 
 CHECKPOINT = "projections"
-# Announced at commit with the new checkpoint: the gateway sends a run's updates once they are projected.
-PROJECTIONS_CHANNEL = "jipsa_projections"
 
 # Every projection table and its primary key: what a rebuild clears and a digest reads, in that order.
 PROJECTION_TABLES: dict[str, str] = {
