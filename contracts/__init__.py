@@ -5,7 +5,7 @@ Importing it registers every event type, so `registry.parse` knows them all.
 """
 
 from contracts import gateway, planner, supervisor, teams, telemetry  # noqa: F401  (registration)
-from contracts.envelope import Envelope, TraceContext, caused_by, new_envelope
+from contracts.envelope import Envelope, TraceContext, caused_by, new_envelope, run_stream
 from contracts.events import Event
 from contracts.registry import REGISTRY, UnknownEventType
 from contracts.subjects import subject_for
@@ -18,5 +18,6 @@ __all__ = [
     "UnknownEventType",
     "caused_by",
     "new_envelope",
+    "run_stream",
     "subject_for",
 ]

@@ -45,6 +45,11 @@ class Envelope(BaseModel):
         )
 
 
+def run_stream(run_id: str) -> str:
+    """The stream every event of a run is appended to: the supervisor decides on it as one aggregate."""
+    return f"run-{run_id}"
+
+
 def new_envelope(
     event: Event,
     *,

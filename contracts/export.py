@@ -23,7 +23,7 @@ from uuid import UUID, uuid5
 
 from pydantic import BaseModel
 
-from contracts import REGISTRY, Envelope, Event, subject_for
+from contracts import REGISTRY, Envelope, Event, run_stream, subject_for
 from contracts.compat import breaking_changes
 
 CONTRACTS_DIR = Path(__file__).parent
@@ -230,7 +230,7 @@ def example_envelope(model: type[Event], payload: dict[str, Any], name: str) -> 
         event_id=uuid5(EXAMPLE_IDS, name),
         event_type=model.event_type,
         schema_version=version(model),
-        stream_id=f"run-{run_id}",
+        stream_id=run_stream(run_id),
         occurred_at=EXAMPLE_TIME,
         correlation_id=run_id,
         producer=model.producer,

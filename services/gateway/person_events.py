@@ -12,7 +12,7 @@ from uuid import uuid4
 
 from pydantic import TypeAdapter, ValidationError
 
-from contracts import Envelope, Event, new_envelope
+from contracts import Envelope, Event, new_envelope, run_stream
 from contracts.gateway import (
     InputProvided,
     PlanApproved,
@@ -35,10 +35,6 @@ from services.gateway.protocol import (
 _steps = TypeAdapter(list[PlanStep])
 # What a person may change in a todo; the rest of a step (its inputs, timeout) stays the planner's.
 EDITABLE = ("team", "task", "depends_on")
-
-
-def run_stream(run_id: str) -> str:
-    return f"run-{run_id}"
 
 
 def _envelope(event: Event, run_id: str, session_id: str, cause: Envelope | None) -> Envelope:

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 from psycopg import AsyncConnection
 
-from contracts import Envelope, Event, new_envelope
+from contracts import Envelope, Event, new_envelope, run_stream
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 from services.platform.eventstore import read_stream_in
 from services.supervisor.decide import RetryPolicy, decide
@@ -45,10 +45,6 @@ TRIGGERS = (
 )
 
 
-def stream_of(run_id: str) -> str:
-    return f"run-{run_id}"
-
-
 @dataclass(frozen=True)
 class Supervisor:
     respond: Respond
@@ -62,7 +58,7 @@ class Supervisor:
         return await self.reconcile(ctx.conn, ctx.envelope.correlation_id, cause=ctx.envelope)
 
     async def reconcile(self, conn: AsyncConnection, run_id: str, cause: Envelope | None = None) -> Outcome:
-        stored = await read_stream_in(conn, stream_of(run_id))
+        stored = await read_stream_in(conn, run_stream(run_id))
         state = fold(run_id, (r.envelope for r in stored))
         decision = decide(state, self.clock(), self.policy)
         events = list(decision.events)
@@ -79,7 +75,7 @@ class Supervisor:
 def _envelope(event: Event, run_id: str, state: RunState, cause: Envelope | None) -> Envelope:
     return new_envelope(
         event,
-        stream_id=stream_of(run_id),
+        stream_id=run_stream(run_id),
         correlation_id=run_id,
         causation=cause,
         session_id=state.session_id,
