@@ -10,7 +10,10 @@ from contracts import new_envelope
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from contracts.values import Intent, IntentType
+from services.platform.bus import ConsumerPolicy, connect
 from services.platform.consumer import HandlerContext, Outcome
+from services.platform.publisher import Publisher
+from services.platform.service import Build, Wiring, serve
 
 
 def query_event(run: str, text: str = "전세금 5% 인상 가능한가요?"):
@@ -52,3 +55,23 @@ async def count_events(store, event_type: str) -> int:
             await conn.execute("SELECT count(*) AS n FROM events WHERE event_type = %s", (event_type,))
         ).fetchone()
     return row["n"]
+
+
+async def relay(pool, settings) -> Wiring:
+    """The publisher as one more service, so a test's services reach each other over NATS."""
+    nc = await connect(settings.nats_url, "relay")
+    return Wiring([], loops=[Publisher(pool, nc.jetstream(), settings).run])
+
+
+@contextlib.asynccontextmanager
+async def serving_all(
+    infra, builds: list[Build], policy: ConsumerPolicy | None = None
+) -> AsyncIterator[None]:
+    """Real services (services.platform.service.serve) in-process for the block, stopped after it."""
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(serve(f"svc{i}", b, infra, stop, policy)) for i, b in enumerate(builds)]
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)

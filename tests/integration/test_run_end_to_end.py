@@ -20,14 +20,14 @@ from contracts.values import Team
 from services.analysis.service import build as analysis_build
 from services.document.service import build as document_build
 from services.planner.__main__ import build as planner_build
-from services.platform.bus import ConsumerPolicy, connect
-from services.platform.publisher import Publisher
-from services.platform.service import Wiring, serve
+from services.platform.bus import ConsumerPolicy
+from services.platform.service import Wiring
 from services.platform.team import team_subscription
 from services.search.__main__ import load_legal_index, seed_if_empty
 from services.search.service import search_work
 from services.search.tools import SearchContext, default_tools
 from services.supervisor.__main__ import build as supervisor_build
+from tests.integration.bus_helpers import relay, serving_all
 from tests.integration.gateway_helpers import Gateway, connected, new_session, projecting, serving
 
 pytestmark = pytest.mark.integration
@@ -47,19 +47,10 @@ async def search_build(pool, settings) -> Wiring:
 async def jipsa(store, infra, **gateway_settings) -> AsyncIterator[Gateway]:
     """The whole system in-process; `gateway_settings` override the gateway's (a load lifts its limits)."""
 
-    async def relay(pool, _settings) -> Wiring:
-        nc = await connect(infra.nats_url, "relay")
-        return Wiring([], loops=[Publisher(pool, nc.jetstream(), infra).run])
-
     builds = [relay, planner_build, supervisor_build, search_build, analysis_build, document_build]
-    stop = asyncio.Event()
-    tasks = [asyncio.create_task(serve(f"svc{i}", b, infra, stop, FAST)) for i, b in enumerate(builds)]
-    try:
+    async with serving_all(infra, builds, FAST):
         async with projecting(store), serving(store.pool, infra.nats_url, **gateway_settings) as gateway:
             yield gateway
-    finally:
-        stop.set()
-        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
 
 
 SEVERAL = "강남구 아파트 전세 시세와 위험도 분석해줘"

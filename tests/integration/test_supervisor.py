@@ -16,13 +16,12 @@ from contracts.planner import PlanReady
 from contracts.results import StepResult
 from contracts.values import Intent, IntentType, PlanStep, Team
 from services.platform.bus import ConsumerPolicy
-from services.platform.publisher import Publisher
-from services.platform.service import Wiring, serve
+from services.platform.service import Wiring
 from services.platform.settings import InfraSettings
 from services.platform.team import StepFailure, StepOutput, StepWork, team_subscription
 from services.supervisor.bootstrap import SupervisorSettings, build_supervisor
 from services.supervisor.timers import TimerLoop
-from tests.integration.bus_helpers import wait_until
+from tests.integration.bus_helpers import relay, serving_all, wait_until
 
 pytestmark = pytest.mark.integration
 FAST = ConsumerPolicy.from_infra(backoff_s=[0.05, 0.1, 0.2], ack_wait_s=5)
@@ -63,21 +62,9 @@ async def pipeline(
     async def all_teams(pool, _settings) -> Wiring:
         return Wiring([team_subscription(team, teams.work) for team in running])
 
-    async def relay(pool, _settings) -> Wiring:
-        from services.platform.bus import connect
-
-        nc = await connect(infra.nats_url, "relay")
-        publisher = Publisher(pool, nc.jetstream(), infra)
-        return Wiring([], loops=[publisher.run])
-
-    stop = asyncio.Event()
     builds = [relay, all_teams, *[supervisor] * supervisors]
-    tasks = [asyncio.create_task(serve(f"svc{i}", b, infra, stop, FAST)) for i, b in enumerate(builds)]
-    try:
+    async with serving_all(infra, builds, FAST):
         yield
-    finally:
-        stop.set()
-        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
 
 
 async def start_run(store, run_id: str, steps: list[PlanStep], strategy: str, approval=False) -> None:
