@@ -60,6 +60,31 @@ class QueryEntities(Frozen):
     amounts_manwon: list[int] = Field(
         default=[], description="every money amount in the order written: 3억을 3억 5천으로 -> [30000, 35000]"
     )
+    # Amounts by the role the person gave them ("매매 4억에 전세 3억6천", "보증금 1000에 월세 50"). A figure
+    # the person gave outranks any figure from the data, so every team reads these before the listings.
+    deposit_manwon: int | None = Field(
+        default=None, description="the lease deposit as it stands (전세금, 보증금), 만원"
+    )
+    monthly_rent_manwon: int | None = Field(
+        default=None, description="the monthly rent as it stands (월세), 만원"
+    )
+    requested_deposit_manwon: int | None = Field(
+        default=None,
+        description="the deposit after a requested change: 3억인데 4천 올려달래요 -> 34000; 3억을 3억 5천으로 -> 35000",
+    )
+    requested_monthly_rent_manwon: int | None = Field(
+        default=None, description="the monthly rent after a requested change (월세 50을 60으로 -> 60), 만원"
+    )
+    sale_price_manwon: int | None = Field(
+        default=None, description="the home's sale price or value as given (매매가, 집값, 시세), 만원"
+    )
+    loan_manwon: int | None = Field(
+        default=None, description="a loan amount asked about or held (대출), 만원"
+    )
+    senior_debt_manwon: int | None = Field(
+        default=None, description="debt secured ahead of the tenant (근저당, 선순위 채권), 만원"
+    )
+    income_manwon: int | None = Field(default=None, description="annual income (연봉, 연소득), 만원")
     percent: float | None = Field(default=None, description="the first percentage written: 5% -> 5.0")
     dates: list[str] = Field(default=[], description="full dates written, ISO: 2025년 3월 1일 -> 2025-03-01")
     term_months: int | None = Field(default=None, description="a lease or loan term: 2년 -> 24")
