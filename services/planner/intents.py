@@ -23,6 +23,7 @@ from enum import StrEnum
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
+from services.housing.statute_match import statute_headings
 from services.planner.entities import extract_entities
 from services.planner.korean_numbers import normalize
 
@@ -107,7 +108,7 @@ SIGNALS = _signals(
         Topic.RENT_CHANGE,
         I.LEGAL_CONSULT,
         3,
-        r"(?:월세|전세|반전세)\S{0,3}\s*(?:로\s*)?전환|5\s*%\s*(?:룰|상한|제한)",
+        r"(?:월세|전세|반전세)\S{0,3}\s*(?:로\s*)?(?:전환|돌리|돌려|바꾸|바꿔)|5\s*%\s*(?:룰|상한|제한)",
     ),
     (
         Topic.MARKET,
@@ -139,7 +140,8 @@ SIGNALS = _signals(
         5,
         rf"계약서?.{{0,12}}(?:작성|만들|써|초안|준비|뽑){_REQUEST}",
     ),
-    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"표준\s*계약서|계약서\s*(?:양식|서식|템플릿|초안|샘플)"),
+    # "표준계약서" alone is a subject of the law ("표준계약서 사용이 의무인가요?"); its form is a document.
+    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"계약서\s*(?:양식|서식|템플릿|초안|샘플)"),
     (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"특약.{0,8}(?:넣|추가|작성|써)"),
     (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 2, r"계약서\s*작성|lease contract"),
     (
@@ -198,6 +200,7 @@ _PRIORITY = (
     I.COMPREHENSIVE,
 )
 DECIDING_WEIGHT = 3  # a word this heavy settles a question by itself
+TASK_REQUEST_WEIGHT = 5  # a task asked for by name: "계약서 작성해줘", "특약 검토해줘"
 MIN_SCORE = 2  # below this the question is too vague to plan
 _DOMAINS = (
     I.LEGAL_CONSULT,
@@ -222,10 +225,38 @@ _SMALL_TALK = re.compile(
 
 
 def find_hits(text: str) -> list[Hit]:
-    """Every signal word in the text, in order of position."""
+    """Every signal word in the text, and each clause's statute evidence, in order of position."""
     text = normalize(text)
     hits = [Hit(s, m.group(0), m.start()) for s in SIGNALS for m in s.pattern.finditer(text)]
+    for start, end in _clauses(text):
+        # A clause that asks for a task by name (계약서 작성해줘, 특약 검토해줘) is that task, whatever
+        # statutes also speak of its subject.
+        if any(start <= h.start < end and h.signal.weight >= TASK_REQUEST_WEIGHT for h in hits):
+            continue
+        if hit := _statute_hit(text[start:end], start):
+            hits.append(hit)
     return sorted(hits, key=lambda hit: hit.start)
+
+
+# How strongly a clause's match with the statutes' headings (services/housing/statute_match.py) argues
+# for a legal question: nothing below STATUTE_FLOOR (a place and a price share a bigram or two with some
+# heading), then one point of weight per STATUTE_STEP of idf, up to a deciding word's weight and one more.
+# Market and loan questions score up to about 7 (a lean of 2 at most, which their own words outweigh); a
+# question naming a law's or an article's subject (자격시험, 거래신고, 공시지가, 관리주체) scores 9 and up.
+STATUTE_FLOOR, STATUTE_STEP, STATUTE_MAX_WEIGHT = 4.0, 1.5, 4.0
+_RULE_ASK = re.compile(
+    r"요건|자격|절차|의무|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청|권한|책임"
+)
+
+
+def _statute_hit(clause: str, start: int) -> Hit | None:
+    match = statute_headings().match(clause)
+    weight = min(STATUTE_MAX_WEIGHT, max(0.0, (match.score - STATUTE_FLOOR) / STATUTE_STEP))
+    if weight < 1 or match.law is None:
+        return None
+    weight += 1.0 if _RULE_ASK.search(clause) else 0.0  # asked as a question of rules, not of prices
+    signal = Signal(Topic.LEGAL, I.LEGAL_CONSULT, round(weight, 2), _RULE_ASK)
+    return Hit(signal, match.law, start)
 
 
 def clause_topics(clause: str, entities: QueryEntities) -> set[Topic]:
@@ -268,7 +299,8 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
     if is_small_talk(text):
         return I.IRRELEVANT, 0.95, _words(m.group(0) for m in _SMALL_TALK.finditer(text))
     hits = find_hits(text)
-    about_housing = _HOUSING_WORDS.search(text) or _names_anything(entities)
+    about_law = statute_headings().match(text).score >= STATUTE_FLOOR
+    about_housing = _HOUSING_WORDS.search(text) or _names_anything(entities) or about_law
     if not about_housing and not any(h.signal.weight >= DECIDING_WEIGHT for h in hits):
         return I.IRRELEVANT, 0.8, []  # "점심 메뉴 추천해줘": lean words alone are not about housing
     whole = _scores(hits, text, entities)
@@ -285,6 +317,8 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
             if _points_elsewhere(whole, winner):
                 confidence *= 0.9
             return winner, confidence, _keywords(hits, winner, entities)
+    if about_law:  # nothing else argues, and the statutes have a heading on it: ask them (cheap) first
+        return I.LEGAL_CONSULT, 0.4, _words(h.word for h in hits)
     return I.UNCLEAR, 0.6, _words(h.word for h in hits)
 
 
@@ -307,7 +341,15 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
         r"아파트|오피스텔|빌라|다세대|연립|원룸|투룸|주택|상가", text
     )
     deal = entities.deal_type and re.search(r"매매|전세|월세|단기", text)
-    return float(named_place) + float(bool(kinds)) + float(named_size) + 0.5 * bool(deal)
+    priced = _bounded(entities.price_min_manwon, entities.price_max_manwon) or _bounded(
+        entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon
+    )
+    return float(named_place) + float(bool(kinds)) + float(named_size) + 0.5 * bool(deal) + float(priced)
+
+
+def _bounded(low: int | None, high: int | None) -> bool:
+    """A price limit ("1000 이하", "3억~4억"), as a search has, not one amount ("보증금 1억을")."""
+    return (low is None) != (high is None) or (low is not None and low != high)
 
 
 def _asks_overall(hits: list[Hit], whole: dict[IntentType, float]) -> bool:

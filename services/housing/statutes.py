@@ -1,0 +1,75 @@
+"""The statutes the product ships (infra/seed/legal/corpus.jsonl, one article per line) as plain data,
+read once per process, and what is said of them: article references and paragraphs (항).
+
+Every service that quotes or weighs a statute reads it through here, so an article id, a paragraph and
+a reference ("주택임대차보호법 제7조②") mean the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parents[2] / "infra" / "seed" / "legal" / "corpus.jsonl"
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮"
+# Amendment notes ("<개정 2020. 7. 31.>", "[전문개정 2008. 3. 21.]") are not the rule itself.
+_NOTES = re.compile(r"\s*<(?:개정|신설)[^>]*>|\n?\[[^\]]*(?:개정|신설|이동)[^\]]*\]")
+# The 주택법 and 공동주택관리법 families open each article with a 장/절 breadcrumb ("제2장 … > 제44조(…)").
+_BREADCRUMB = re.compile(r"^(?:[^>\n]*> )*")
+
+
+@dataclass(frozen=True, slots=True)
+class StatuteArticle:
+    article_id: str  # 주택임대차보호법/제7조; a version not yet in force carries @시행YYYY-MM-DD
+    law: str
+    number: str  # 제7조, 제6조의3
+    title: str | None
+    text: str  # the rule as in force: breadcrumb and amendment notes removed
+    enforcement_date: str | None
+    in_force: bool  # false for deleted articles, fragments and versions not yet in force
+
+    @property
+    def reference(self) -> str:
+        """주택임대차보호법 제7조(차임 등의 증감청구권)."""
+        return f"{self.law} {self.number}" + (f"({self.title})" if self.title else "")
+
+
+@cache
+def load_articles(corpus: Path = CORPUS) -> tuple[StatuteArticle, ...]:
+    with corpus.open(encoding="utf-8") as lines:
+        return tuple(_article(json.loads(line)) for line in lines if line.strip())
+
+
+def articles_in_force(corpus: Path = CORPUS) -> tuple[StatuteArticle, ...]:
+    return tuple(a for a in load_articles(corpus) if a.in_force)
+
+
+def _article(row: dict) -> StatuteArticle:
+    text = _NOTES.sub("", _BREADCRUMB.sub("", row.get("text") or "", count=1)).strip()
+    in_force = not (row.get("is_deleted") or row.get("is_fragment") or row.get("future_effective_date"))
+    return StatuteArticle(
+        article_id=row["id"],
+        law=row["law_title"],
+        number=row["article_number"],
+        title=row.get("article_title"),
+        text=text,
+        enforcement_date=row.get("enforcement_date"),
+        in_force=in_force and "@시행" not in row["id"],
+    )
+
+
+def paragraphs(text: str) -> dict[int, str]:
+    """An article's 항 by number (① -> 1); an article without them is one paragraph, numbered 0."""
+    marks = [i for i, ch in enumerate(text) if ch in CIRCLED]
+    if not marks:
+        return {0: text.strip()}
+    bounds = [*marks, len(text)]
+    return {CIRCLED.index(text[s]) + 1: text[s:e].strip() for s, e in zip(bounds, bounds[1:], strict=False)}
+
+
+def paragraph_mark(number: int) -> str:
+    """② for 2; nothing for an article without numbered paragraphs (0)."""
+    return CIRCLED[number - 1] if 1 <= number <= len(CIRCLED) else ""

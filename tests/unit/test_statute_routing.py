@@ -1,0 +1,80 @@
+"""Routing by the statutes' own vocabulary: a question about a rule reaches the legal index whichever law
+it is about, and a question about prices or loans does not gain a legal step it does not need.
+
+The questions here are not in the dev sets: they are of the same kinds, written for this test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from contracts.values import IntentType
+from services.housing.statute_match import bigrams, statute_headings
+from services.planner.plan_rules import plan_by_rules
+
+pytestmark = pytest.mark.unit
+
+RULE_QUESTIONS = [
+    "중개보조원은 몇 명까지 둘 수 있어요?",
+    "공인중개사 등록이 취소되는 사유가 뭐예요",
+    "아파트 관리비 장기수선충당금은 누가 내야 하나요",
+    "입주자대표회의는 어떻게 구성되나요",
+    "층간소음 때문에 윗집이랑 분쟁인데 어디에 신고하나요",
+    "분양권 전매 제한 기간이 어떻게 되나요",
+    "개별공시지가는 누가 결정하나요",
+    "공동주택 공시가격에 이의신청하려면 어떻게 해요",
+    "임대사업자가 임대료를 올릴 때 제한이 있나요",
+    "등기 안 하면 과태료 있나요",
+    "부동산 계약 후 신고는 며칠 안에 해야 해요?",
+    "오피스텔 분양 광고에 뭘 꼭 적어야 하나요",
+    "관리사무소장 자격 요건 알려줘",
+    "주택조합 조합원 자격이 뭐예요",
+    "임대차계약서에 표준계약서 사용이 의무인가요?",
+    "공인중개사가 거래계약서를 작성할 때 지켜야 할 의무는 무엇인가요?",
+]
+NOT_LEGAL = [
+    "강남구 아파트 전세 시세 알려주세요",
+    "잠실역 근처 원룸 월세 50 이하로 찾아줘",
+    "서초구 아파트 실거래가 추이 알려줘",
+    "디딤돌 대출 금리 알려줘",
+    "주택담보대출 금리 비교해주세요",
+    "전세자금대출 한도가 얼마나 되나요?",
+    "신혼부부 전세자금대출 조건 알려줘",
+    "대치동 은마아파트 매매 호가",
+]
+
+
+@pytest.mark.parametrize("question", RULE_QUESTIONS)
+def test_a_question_about_a_rule_is_planned_with_a_legal_search(question: str) -> None:
+    plan = plan_by_rules(question)
+    assert plan.intent.type is IntentType.LEGAL_CONSULT, plan.intent
+    assert [s.step_id for s in plan.steps] == ["search-legal"]
+
+
+@pytest.mark.parametrize("question", NOT_LEGAL)
+def test_a_price_or_loan_question_gains_no_legal_step(question: str) -> None:
+    plan = plan_by_rules(question)
+    assert plan.intent.type in (IntentType.MARKET_INQUIRY, IntentType.LOAN_CONSULT)
+    assert "search-legal" not in [s.step_id for s in plan.steps]
+
+
+def test_a_document_asked_for_by_name_stays_a_document_however_much_law_speaks_of_it() -> None:
+    plan = plan_by_rules("임대차계약서 작성해주세요")
+    assert plan.intent.type is IntentType.CONTRACT_CREATION and plan.intent.confidence >= 0.85
+
+
+def test_small_talk_still_needs_no_plan() -> None:
+    for text in ("안녕하세요", "고마워요", "점심 메뉴 추천해줘"):
+        plan = plan_by_rules(text)
+        assert plan.intent.type is IntentType.IRRELEVANT and plan.steps == []
+
+
+def test_the_best_heading_names_the_law_the_question_is_about() -> None:
+    headings = statute_headings()
+    assert headings.match("공인중개사 자격시험에 응시하려면").law.startswith("공인중개사")
+    assert headings.match("표준지공시지가는 언제 공시되나요").law.startswith("부동산 가격공시")
+    assert headings.match("안녕하세요").score < headings.match("층간소음 기준이 뭐예요").score
+
+
+def test_bigrams_stay_inside_words_and_repeat_once() -> None:
+    assert bigrams("공시지가 공시") == ["공시", "시지", "지가"]
