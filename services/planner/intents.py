@@ -244,6 +244,7 @@ def find_hits(text: str) -> list[Hit]:
 # Market and loan questions score up to about 7 (a lean of 2 at most, which their own words outweigh); a
 # question naming a law's or an article's subject (자격시험, 거래신고, 공시지가, 관리주체) scores 9 and up.
 STATUTE_FLOOR, STATUTE_STEP, STATUTE_MAX_WEIGHT = 4.0, 1.5, 4.0
+STATUTE_EVIDENCE = re.compile(r"(?!)")  # marks the statute hits; matches no text itself
 _RULE_ASK = re.compile(
     r"요건|자격|절차|의무|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청|권한|책임"
 )
@@ -255,8 +256,13 @@ def _statute_hit(clause: str, start: int) -> Hit | None:
     if weight < 1 or match.law is None:
         return None
     weight += 1.0 if _RULE_ASK.search(clause) else 0.0  # asked as a question of rules, not of prices
-    signal = Signal(Topic.LEGAL, I.LEGAL_CONSULT, round(weight, 2), _RULE_ASK)
+    signal = Signal(Topic.LEGAL, I.LEGAL_CONSULT, round(weight, 2), STATUTE_EVIDENCE)
     return Hit(signal, match.law, start)
+
+
+def is_statute_evidence(hit: Hit) -> bool:
+    """A hit from the statutes' headings (its word is the law they point at), not a word of the question."""
+    return hit.signal.pattern is STATUTE_EVIDENCE
 
 
 def clause_topics(clause: str, entities: QueryEntities) -> set[Topic]:

@@ -18,7 +18,14 @@ from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, 
 from services.planner import followup
 from services.planner.entities import extract_entities
 from services.planner.followup import PriorTurn
-from services.planner.intents import Topic, classify, clause_topics, find_hits, split_clauses
+from services.planner.intents import (
+    Topic,
+    classify,
+    clause_topics,
+    find_hits,
+    is_statute_evidence,
+    split_clauses,
+)
 from services.planner.korean_numbers import format_manwon, normalize
 
 I = IntentType  # noqa: E741
@@ -364,8 +371,14 @@ def _legal_task(query: str, intent: IntentType) -> str:
         return "임대차 계약서 검토 기준이 되는 주택임대차보호법 조항 검색"
     if intent is I.CONTRACT_CREATION:
         return "임대차 계약서 필수 기재사항·특약 관련 조항 검색"
-    said = [h.word for h in find_hits(query) if h.signal.topic is Topic.LEGAL and h.signal.weight >= 2]
-    return f"{'·'.join(dict.fromkeys(said)) or '임대차'} 관련 법령 조항 검색"
+    # The question's own legal words only: the law its words point at is the index's to find, and a
+    # topic that is not the question's would pull the search toward the wrong articles.
+    said = [
+        h.word
+        for h in find_hits(query)
+        if h.signal.topic is Topic.LEGAL and h.signal.weight >= 2 and not is_statute_evidence(h)
+    ]
+    return f"{'·'.join(dict.fromkeys(said))} 관련 법령 조항 검색".strip()
 
 
 def _loan_task(query: str) -> str:

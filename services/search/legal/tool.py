@@ -39,7 +39,7 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
 # expand the query; the law's name and the "조항 검색" wording are dropped, because an article that repeats
 # its law's name (a committee's, say) would outrank the one about the topic.
 _TASK_LAW = re.compile(r"^\S*(?:법|령|규칙)(?:\s+시행(?:령|규칙))?\s+")
-_TASK_VERB = re.compile(r"\s*(?:관련\s*)?(?:조항|조문|법령)?\s*(?:검색|조회|확인)$")
+_TASK_VERB = re.compile(r"\s*(?:관련\s*)?(?:(?:조항|조문|법령)\s*)*(?:검색|조회|확인)$")
 
 
 def search_text(step: StepWork) -> str:
