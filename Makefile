@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST := $(VENV)/bin/pytest
 
-.PHONY: install run test test-fast bench chaos load lint fmt schemas clean
+.PHONY: install run test test-fast bench eval chaos load lint fmt schemas clean
 
 install: $(VENV)/.installed
 
@@ -28,6 +28,9 @@ bench: install  ## figures beside baselines measured in the same run: backbone, 
 	$(PY) -m tests.bench.backbone
 	$(PY) -m tests.bench.legal
 	$(PY) -m tests.bench.compare
+
+eval: install  ## every dev set end to end through the WebSocket, rules mode, one table (--details lists misses)
+	$(PY) -m tests.eval $(ARGS)
 
 chaos: install  ## 200 runs while services are SIGKILLed, Postgres restarted, NATS wiped (--runs N via ARGS)
 	$(PY) -m tests.chaos.run $(ARGS)

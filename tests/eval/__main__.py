@@ -1,0 +1,102 @@
+"""`make eval` (`python -m tests.eval [--details]`): every dev set end to end, one table.
+
+The whole system runs in this process on real NATS and Postgres (tests/eval/system.py), in rules mode;
+every question is asked through the WebSocket in a session of its own and scored on the answer the
+person receives (tests/eval/answers.py, tests/eval/scenarios.py). The legal index alone is measured by
+`python -m tests.eval.legal`; this table is what reaches the person.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
+
+from tests.eval.answers import EVAL_DATA, LegalScore, PlanningScore, legal_scores, planning_scores
+from tests.eval.scenarios import ScenarioResult, run_scenarios
+from tests.eval.system import ask, running_system
+
+T = TypeVar("T")
+
+
+def share(items: Sequence[T], passed: Callable[[T], bool]) -> str:
+    hits, total = sum(1 for item in items if passed(item)), len(items)
+    return f"{hits / total:.3f} ({hits}/{total})" if total else "-"
+
+
+def legal_rows(scores: Sequence[LegalScore]) -> list[tuple[str, str]]:
+    answerable = [s for s in scores if s.status != "unanswerable"]
+    ok = [s for s in scores if s.status == "ok"]
+    return [
+        ("legal: planned with a legal step", share(scores, lambda s: s.planned_legal)),
+        ("legal: right law cited (<= 5 laws)", share(scores, lambda s: s.law_ok)),
+        ("legal: right article cited, gold or acceptable", share(answerable, lambda s: s.article_lenient)),
+        ("legal: right article cited, gold only", share(answerable, lambda s: s.article_strict)),
+        ("legal: right article cited, gold only, 'ok' questions", share(ok, lambda s: s.article_strict)),
+    ]
+
+
+def planning_rows(scores: Sequence[PlanningScore]) -> list[tuple[str, str]]:
+    return [
+        ("planning: intent as labelled", share(scores, lambda s: s.intent_ok)),
+        ("planning: expected teams in the plan", share(scores, lambda s: s.teams_ok)),
+    ]
+
+
+def scenario_rows(label: str, results: Sequence[ScenarioResult]) -> list[tuple[str, str]]:
+    return [(f"scenarios ({label}): all expectations met", share(results, lambda r: r.passed))]
+
+
+def details(
+    legal: Sequence[LegalScore], planning: Sequence[PlanningScore], scenarios: Sequence[ScenarioResult]
+) -> Iterator[str]:
+    for s in legal:
+        if s.status != "unanswerable" and not (s.planned_legal and s.law_ok and s.article_lenient):
+            checks = (s.planned_legal, s.law_ok, s.article_lenient)
+            marks = "".join(m if ok else "-" for m, ok in zip("LWA", checks, strict=True))
+            yield f"  legal {s.id} {marks} {s.intent} laws={sorted(s.laws)} {s.question}"
+    for p in planning:
+        if not (p.intent_ok and p.teams_ok):
+            yield f"  planning {p.id} {p.intent} (expected {p.expected_intent}) {sorted(p.teams)} {p.query}"
+    for r in scenarios:
+        if not r.passed:
+            yield f"  scenario {r.id}: {'; '.join(r.failures)[:300]}"
+
+
+async def evaluate(show_details: bool) -> None:
+    began = time.perf_counter()
+    async with running_system() as gateway:
+
+        async def asking(query: str):
+            return await ask(gateway, query)
+
+        legal = await legal_scores(asking)
+        planning = await planning_scores(asking)
+        dev_scenarios = await run_scenarios(gateway.http_url, EVAL_DATA / "scenarios_dev.jsonl")
+        own = EVAL_DATA / "scenarios.jsonl"
+        own_scenarios = await run_scenarios(gateway.http_url, own) if own.exists() else []
+    rows = [
+        *legal_rows(legal),
+        *planning_rows(planning),
+        *scenario_rows("dev set", dev_scenarios),
+        *scenario_rows("ours", own_scenarios),
+    ]
+    width = max(len(name) for name, _ in rows)
+    print(f"make eval: rules mode, end to end through the WebSocket ({time.perf_counter() - began:.0f} s)")
+    for name, value in rows:
+        print(f"  {name:<{width}}  {value}")
+    if show_details:
+        for line in details(legal, planning, [*dev_scenarios, *own_scenarios]):
+            print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--details", action="store_true", help="list every question that missed")
+    asyncio.run(evaluate(parser.parse_args().details))
+
+
+if __name__ == "__main__":
+    main()
