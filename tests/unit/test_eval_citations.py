@@ -26,6 +26,6 @@ def test_the_longest_title_wins_and_spacing_does_not_matter() -> None:
 
 
 def test_an_article_number_far_from_any_law_or_on_another_line_cites_nothing() -> None:
-    text = "주택임대차보호법이 적용됩니다.\n제7조를 보세요. 그리고 아주 아주 긴 설명이 이어진 다음에야 나오는 제8조"
+    text = "주택임대차보호법이 적용됩니다.\n제7조를 보세요. 아주 긴 설명이 한참 이어진 다음에야 나오는 제8조"
     found = cited(text)
     assert found.laws == {"주택임대차보호법"} and found.articles == set()
