@@ -10,8 +10,9 @@ format of the shared dev set) opens one session (POST /api/sessions) and one Web
 the turn is marked as carried by another connection). A turn sends a `query` frame (with
 `require_approval` when the turn says "approve", and answers the `interrupt_request` with that action) and
 ends at `final_response`, `error` or `input_request`; messages of runs an earlier turn finished are
-ignored. After a turn its run, its events and its first document (DOCX paragraphs and table cells) are read
-with the session's token; after the last turn, the session's runs and /healthz.
+ignored; "repeat_to": N repeats a turn's text up to N characters. After a turn its run, its events and
+its first document (DOCX paragraphs and table cells) are read with the session's token; after the last
+turn, the session's runs and /healthz.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ class Player:
         await self.socket.send(json.dumps(frame, ensure_ascii=False))
 
     async def turn(self, spec: dict[str, Any]) -> Turn:
-        turn = Turn(query=str(spec.get("query", "")))
+        turn = Turn(query=turn_query(spec))
         try:
             await self.connect()
         except (OSError, websockets.WebSocketException, TimeoutError) as refused:
@@ -179,6 +180,12 @@ class Player:
     async def close(self) -> None:
         if self.socket is not None:
             await self.socket.close()
+
+
+def turn_query(spec: dict[str, Any]) -> str:
+    """The turn's text; "repeat_to": N repeats it up to exactly N characters (an oversized question)."""
+    text, size = str(spec.get("query", "")), spec.get("repeat_to")
+    return (text * (size // len(text) + 1))[:size] if isinstance(size, int) and size > 0 and text else text
 
 
 def docx_text(content: bytes) -> str:
