@@ -60,6 +60,9 @@ class StepError(Frozen):
     message: str
 
 
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮"  # how statutes number their paragraphs (항)
+
+
 class Citation(Frozen):
     article_id: str
     law: str
@@ -69,6 +72,14 @@ class Citation(Frozen):
     enforcement_date: date | None = Field(
         default=None, description="시행일 of the version quoted (the corpus is a dated snapshot)"
     )
+    paragraph: int | None = Field(default=None, ge=0, description="the 항 that says it (2 = ②); 0: none")
+    quote: str | None = Field(default=None, description="the sentence an answer quotes, briefly")
+
+    @property
+    def reference(self) -> str:
+        """주택임대차보호법 제7조②(차임 등의 증감청구권)."""
+        mark = CIRCLED[self.paragraph - 1] if self.paragraph and self.paragraph <= len(CIRCLED) else ""
+        return f"{self.law} {self.article}{mark}" + (f"({self.title})" if self.title else "")
 
 
 class DocumentRef(Frozen):

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from contracts.values import CIRCLED
+
 CORPUS = Path(__file__).resolve().parents[2] / "infra" / "seed" / "legal" / "corpus.jsonl"
-CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮"
 # Amendment notes ("<개정 2020. 7. 31.>", "[전문개정 2008. 3. 21.]") are not the rule itself.
 _NOTES = re.compile(r"\s*<(?:개정|신설)[^>]*>|\n?\[[^\]]*(?:개정|신설|이동)[^\]]*\]")
 # The 주택법 and 공동주택관리법 families open each article with a 장/절 breadcrumb ("제2장 … > 제44조(…)").
@@ -47,8 +49,13 @@ def articles_in_force(corpus: Path = CORPUS) -> tuple[StatuteArticle, ...]:
     return tuple(a for a in load_articles(corpus) if a.in_force)
 
 
+def rule_text(text: str) -> str:
+    """An article's text as the rule reads: no 장/절 breadcrumb, no amendment notes."""
+    return _NOTES.sub("", _BREADCRUMB.sub("", text, count=1)).strip()
+
+
 def _article(row: dict) -> StatuteArticle:
-    text = _NOTES.sub("", _BREADCRUMB.sub("", row.get("text") or "", count=1)).strip()
+    text = rule_text(row.get("text") or "")
     in_force = not (row.get("is_deleted") or row.get("is_fragment") or row.get("future_effective_date"))
     return StatuteArticle(
         article_id=row["id"],
@@ -70,6 +77,36 @@ def paragraphs(text: str) -> dict[int, str]:
     return {CIRCLED.index(text[s]) + 1: text[s:e].strip() for s, e in zip(bounds, bounds[1:], strict=False)}
 
 
-def paragraph_mark(number: int) -> str:
-    """② for 2; nothing for an article without numbered paragraphs (0)."""
-    return CIRCLED[number - 1] if 1 <= number <= len(CIRCLED) else ""
+# An article's heading ("제7조(차임 등의 증감청구권) ") is not what it says.
+_HEADING = re.compile(r"^제\s*\d+\s*조(?:의\s*\d+)?\s*(?:\([^)]*\))?\s*")
+_SENTENCE_END = re.compile(r"(?<=다\.)\s+|\n+")
+_ITEM = re.compile(r"^\s*(?:\d+\.|[가-하]\.)\s*")
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
+@dataclass(frozen=True)
+class Quote:
+    paragraph: int  # 항 number, 0 for an article without numbered paragraphs
+    text: str
+
+
+def quote(text: str, words: Collection[str], limit: int = 180) -> Quote:
+    """The sentence of an article that says most about `words` (with the item of a list it opens, as
+    in "다음 각 호의 …: 1. 부동산의 매매계약"), trimmed to `limit` characters: what an answer quotes.
+    Asides in parentheses go first when it is too long; they define terms, they do not state the rule."""
+    paras = paragraphs(_HEADING.sub("", rule_text(text)))
+    number, body = max(paras.items(), key=lambda p: (_weight(p[1], words), -p[0]))
+    lines = [_ITEM.sub("", line) for line in body.split("\n") if line.strip()]
+    sentences = [s.strip() for s in _SENTENCE_END.split(lines[0]) if s.strip()] or [lines[0]]
+    # Ties go to the rule before its exceptions (다만 …) and to the earlier sentence (max keeps the first).
+    best = max(sentences, key=lambda s: (_weight(s, words), not s.startswith("다만")))
+    if ("각 호" in best or "각 목" in best) and len(lines) > 1:
+        best = f"{best} … {max(lines[1:], key=lambda line: _weight(line, words))}"
+    best = best.lstrip(CIRCLED + " ")
+    if len(best) > limit:
+        best = _ASIDE.sub("", best)
+    return Quote(number, best if len(best) <= limit else best[: limit - 1].rstrip() + "…")
+
+
+def _weight(text: str, words: Collection[str]) -> int:
+    return sum(1 for w in words if w and w in text)

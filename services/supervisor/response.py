@@ -54,39 +54,77 @@ def guidance(state: RunState) -> ResponseReady:
 
 
 def compose(state: RunState) -> ResponseReady:
-    """The answer for a run whose steps have all settled (completed, failed or skipped)."""
+    """The answer for a run whose steps have all settled (completed, failed or skipped).
+
+    Answer first: the first sentence is the conclusion of the step that answers the question (an
+    analysis computes the verdict and the number asked for; else the step of the question's own kind),
+    then the other steps' conclusions, then what backs them (findings, figures, listings, documents),
+    then the articles it rests on, at most MAX_QUOTED quoted and the rest named after them. Nothing is
+    said twice, whichever steps produced it."""
     if not state.steps:
         return guidance(state)
     results = {step_id: _result(step) for step_id, step in state.steps.items()}
+    done = _by_relevance(state, [(state.steps[step_id], r) for step_id, r in results.items() if r])
     failed = [s for s in state.steps.values() if s.status == "failed"]
-    sections = [_section(state.steps[step_id], r) for step_id, r in results.items() if r is not None]
-    citations = _unique_citations(r for r in results.values() if r)
-    listings = [row for r in results.values() if r for row in r.listings]
-    documents = [d for r in results.values() if r for d in r.documents]
-    figures = [f for r in results.values() if r for f in r.figures]
-    parts = [p for p in sections if p]
-    if len(sections) > 1 and (summary := _summary(state, results)):
-        parts.insert(0, summary)
+    citations = _unique_citations(r for _, r in done)
+    listings = [row for _, r in done for row in r.listings]
+    documents = [d for _, r in done for d in r.documents]
+    figures = [f for _, r in done for f in r.figures]
+    said = _Said()
+    parts = [said.block(_conclusions(done, citations))]
+    parts += [said.block(_details(step, r, detailed=len(done) > 1)) for step, r in done]
+    parts.append(said.block(_grounds(citations)))
     if failed or any(s.status == "skipped" for s in state.steps.values()):
         parts.append(_unfinished(state))
-    if not sections:
+    if not done:
         parts.insert(0, "요청하신 작업을 끝내지 못해 답을 드릴 수 없었습니다.")
     return ResponseReady(
         run_id=state.run_id,
-        response_type="answer" if sections else "error",
-        answer="\n\n".join(parts),
+        response_type="answer" if done else "error",
+        answer="\n\n".join(p for p in parts if p),
         listings=[row.model_dump(mode="json", exclude_none=True) for row in listings],
         citations=citations,
-        insights=[r.headline for r in results.values() if r and r.headline],
+        insights=[r.headline for _, r in done if r.headline],
         documents=_unique_documents(documents),
         failed_steps=[s.spec.step_id for s in failed],
         metadata={
             "figures": [f.model_dump(mode="json", exclude_none=True) for f in figures],
-            "questions": [q.model_dump(mode="json") for r in results.values() if r for q in r.questions],
+            "questions": [q.model_dump(mode="json") for _, r in done for q in r.questions],
             "intent": state.intent.type.value if state.intent else None,
             "step_data": {step_id: r.data for step_id, r in results.items() if r and r.data},
         },
     )
+
+
+Done = list[tuple[StepState, StepResult]]  # the completed steps with their results
+MAX_QUOTED = 3  # articles quoted in the text; the others are named after them
+MAX_NAMED = 2  # articles named without a quote, so an answer cites at most five
+# Which step answers a question of each kind when no analysis computed the answer.
+_ANSWERING_FOCUS = {
+    IntentType.LEGAL_CONSULT: "legal",
+    IntentType.CONTRACT_REVIEW: "legal",
+    IntentType.MARKET_INQUIRY: "market",
+    IntentType.LOAN_CONSULT: "loan_products",
+    IntentType.RISK_ANALYSIS: "market",
+    IntentType.COMPREHENSIVE: "market",
+}
+
+
+class _Said:
+    """Lines already in the answer, so no block repeats one (the snapshot caveat of two searches)."""
+
+    def __init__(self) -> None:
+        self._lines: set[str] = set()
+
+    def block(self, lines: list[str]) -> str:
+        kept = []
+        for line in lines:
+            key = _compact(line.lstrip("-# "))
+            if key and key in self._lines and not line.startswith("|"):
+                continue
+            self._lines.add(key)
+            kept.append(line)
+        return "\n".join(kept) if any(not line.startswith("###") for line in kept) else ""
 
 
 def _result(step: StepState) -> StepResult | None:
@@ -98,30 +136,58 @@ def _result(step: StepState) -> StepResult | None:
         return None
 
 
-def _summary(state: RunState, results: dict[str, StepResult | None]) -> str:
-    """The conclusions first, the analysis ones leading (they answer the question the searches feed)."""
-    ordered = sorted(results, key=lambda step_id: state.steps[step_id].spec.team.value != "analysis")
-    lines = [f"- {results[s].headline}" for s in ordered if results[s] and results[s].headline]
-    return "**요약**\n" + "\n".join(lines) if lines else ""
+def _by_relevance(state: RunState, done: Done) -> Done:
+    """The step that answers the question first: analyses (they compute the verdict), then the search of
+    the question's own kind, then the rest in plan order."""
+    wanted = _ANSWERING_FOCUS.get(state.intent.type) if state.intent else None
+
+    def rank(item: tuple[StepState, StepResult]) -> int:
+        step, result = item
+        if step.spec.team.value == "analysis" and result.headline:
+            return 0
+        return 1 if wanted in step.spec.inputs.get("focus", []) else 2
+
+    return sorted(done, key=rank)
 
 
-def _section(step: StepState, result: StepResult) -> str:
-    lines = [f"### {step.spec.task}"]
-    if result.headline:
-        lines.append(result.headline)
+def _conclusions(ordered: Done, citations: list[Citation]) -> list[str]:
+    """The answer's first sentence, then each other step's conclusion; a search that only points at an
+    article already quoted below adds nothing here."""
+    headlines = [r.headline for _, r in ordered if r.headline]
+    if not headlines:
+        return []
+    quoted = {c.reference for c in citations[:MAX_QUOTED]}
+    rest = [h for h in headlines[1:] if not any(h.startswith(ref) for ref in quoted)]
+    return [headlines[0], *(f"- {h}" for h in rest)]
+
+
+def _details(step: StepState, result: StepResult, detailed: bool) -> list[str]:
+    lines = [f"### {step.spec.task}"] if detailed else []
     lines.extend(f"- {finding}" for finding in result.findings)
     if result.figures:
         lines.append(_figures_table(result.figures))
     if result.listings:
         lines.append(_listings_table(result.listings))
-    if result.citations:
-        lines.append("근거 조문: " + ", ".join(_cite(c) for c in result.citations[:5]))
     if result.questions:
         lines.append("더 알려주실 내용: " + ", ".join(q.label for q in result.questions))
     lines.extend(f"- 문서: {d.name}" for d in result.documents)
     if result.failed_tools:
         lines.append("일부 도구가 실패했습니다: " + ", ".join(result.failed_tools))
-    return "\n".join(lines)
+    return lines
+
+
+def _grounds(citations: list[Citation]) -> list[str]:
+    """The articles the answer rests on: the first few quoted at the paragraph that says it."""
+    if not citations:
+        return []
+    lines = ["**근거 조문**"]
+    for c in citations[:MAX_QUOTED]:
+        quote = f": “{c.quote}”" if c.quote else ""
+        lines.append(f"- {_cite(c)}{quote}")
+    named = citations[MAX_QUOTED : MAX_QUOTED + MAX_NAMED]
+    if named:
+        lines.append("함께 볼 조문: " + ", ".join(_cite(c) for c in named))
+    return lines
 
 
 def _figures_table(figures: list[Figure]) -> str:
@@ -157,16 +223,19 @@ def _unfinished(state: RunState) -> str:
 
 
 def _cite(c: Citation) -> str:
-    """주택임대차보호법 제7조(차임 등의 증감청구권), with the version of the text when known."""
+    """주택임대차보호법 제7조②(차임 등의 증감청구권), with the version of the text when known."""
     version = f" [시행 {c.enforcement_date.isoformat()}]" if c.enforcement_date else ""
-    return f"{c.law} {c.article}" + (f"({c.title})" if c.title else "") + version
+    return c.reference + version
 
 
 def _unique_citations(results: Any) -> list[Citation]:
+    """Each article once, in the order the answering steps cite it; a citation that names the paragraph
+    and the sentence (an analysis's, a legal search's) is kept over a bare one of the same article."""
     seen: dict[str, Citation] = {}
     for r in results:
         for c in r.citations:
-            seen.setdefault(c.article_id, c)
+            if c.article_id not in seen or (c.quote and not seen[c.article_id].quote):
+                seen[c.article_id] = c
     return list(seen.values())
 
 

@@ -296,4 +296,4 @@ def test_an_answer_of_several_steps_leads_with_the_analysis_conclusion() -> None
     run.decide()
     run.add(completed("analysis", headline="전세가율 72%: 위험 구간입니다"))
     answer = compose(run.decide().state).answer
-    assert answer.startswith("**요약**\n- 전세가율 72%: 위험 구간입니다\n- 강남구 전세 중앙값")
+    assert answer.startswith("전세가율 72%: 위험 구간입니다\n- 강남구 전세 중앙값")

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from contracts import search as published
 from contracts.results import StepResult
 from contracts.values import Citation
+from services.housing.statutes import quote
 from services.platform.team import StepFailure, StepWork
 from services.search.legal.search import LegalFilters, LegalHit, LegalIndex
 
@@ -62,13 +63,15 @@ def filters_from(inputs: dict[str, Any]) -> LegalFilters:
 
 
 def legal_result(hits: list[LegalHit]) -> StepResult:
+    """The articles that answer, the best first: its headline quotes the sentence of the top article that
+    says most about the question, and every citation carries the 항 and the sentence it rests on."""
     if not hits:
         return StepResult(headline="관련 법령 조문을 찾지 못했습니다", data={"legal_hits": []})
-    top = hits[0].article
+    citations = [citation(h) for h in hits]
+    top = citations[0]
     return StepResult(
-        headline=f"{top.label}가 가장 관련이 깊습니다",
-        findings=[f"{h.article.label}: {_first_sentence(h.shown_text)}" for h in hits],
-        citations=[citation(h) for h in hits],
+        headline=f"{top.reference}에 따르면 “{top.quote}”",
+        citations=citations,
         data={"legal_hits": [published_hit(h).model_dump(mode="json") for h in hits]},
     )
 
@@ -92,6 +95,7 @@ def published_hit(hit: LegalHit) -> published.LegalHit:
 def citation(hit: LegalHit) -> Citation:
     """The version date travels in its own field: the corpus is a dated snapshot (see its README)."""
     a = hit.article
+    said = quote(a.body, hit.matched_terms)
     return Citation(
         article_id=a.article_id,
         law=a.law_title,
@@ -99,13 +103,9 @@ def citation(hit: LegalHit) -> Citation:
         title=a.article_title,
         text=hit.shown_text,
         enforcement_date=date.fromisoformat(a.enforcement_date),
+        paragraph=said.paragraph,
+        quote=said.text,
     )
-
-
-def _first_sentence(text: str, limit: int = 160) -> str:
-    body = text.split(") ", 1)[-1] if text.startswith("제") else text
-    sentence = body.split(". ", 1)[0]
-    return sentence if len(sentence) <= limit else sentence[:limit] + "…"
 
 
 def _strings(value: Any) -> list[str]:

@@ -1,0 +1,88 @@
+"""What a person reads first: the answer's first sentence answers, the articles behind it are quoted at the
+paragraph that says it (three at most, the rest named), and nothing is said twice."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from contracts import new_envelope
+from contracts.gateway import QueryReceived
+from contracts.planner import PlanReady
+from contracts.supervisor import StepStarted
+from contracts.teams import StepCompleted
+from contracts.values import Intent, IntentType, PlanStep, Team
+from services.housing.statutes import CORPUS, quote
+from services.supervisor.response import compose
+from services.supervisor.run import fold
+
+pytestmark = pytest.mark.unit
+
+LEGAL = PlanStep(step_id="search-legal", team=Team.SEARCH, task="조항 검색", inputs={"focus": ["legal"]})
+MARKET = PlanStep(step_id="search-market", team=Team.SEARCH, task="시세 조회", inputs={"focus": ["market"]})
+CHECK = PlanStep(step_id="check", team=Team.ANALYSIS, task="증액 한도 계산", depends_on=["search-legal"])
+CAVEAT = "호가는 2025-10-08 매물 스냅샷 기준입니다."
+
+
+def article(number: str, paragraph: int | None = None, said: str | None = None) -> dict:
+    return {
+        "article_id": f"주택임대차보호법/{number}",
+        "law": "주택임대차보호법",
+        "article": number,
+        "paragraph": paragraph,
+        "quote": said,
+    }
+
+
+def answer_of(intent: IntentType, *done: tuple[PlanStep, dict]) -> str:
+    events = [
+        QueryReceived(run_id="r", query="질문"),
+        PlanReady(
+            run_id="r", intent=Intent(type=intent, confidence=0.9), steps=[s for s, _ in done], mode="rules"
+        ),
+    ]
+    for s, r in done:
+        events += [
+            StepStarted(run_id="r", step_id=s.step_id, team=s.team, task=s.task, timeout_s=10),
+            StepCompleted(run_id="r", step_id=s.step_id, team=s.team, summary="ok", result=r, duration_ms=1),
+        ]
+    return compose(fold("r", [new_envelope(e, stream_id="run-r", correlation_id="r") for e in events])).answer
+
+
+def test_the_computed_verdict_leads_and_the_articles_follow_quoted_at_their_paragraph() -> None:
+    legal = {"headline": "주택임대차보호법 제7조②에 따르면 “증액청구는 20분의 1을 초과하지 못한다.”",
+             "citations": [article("제7조", 2, "증액청구는 20분의 1을 초과하지 못한다.")]}  # fmt: skip
+    verdict = "4,000만원 인상(13.3%)은 상한 5%를 넘어 요구할 수 없습니다."
+    check = {"headline": verdict, "findings": ["1년 이내 재증액 불가"]}
+    answer = answer_of(IntentType.LEGAL_CONSULT, (LEGAL, legal), (CHECK, check))
+    assert answer.startswith(verdict)
+    assert "주택임대차보호법 제7조②: “증액청구는 20분의 1을 초과하지 못한다.”" in answer
+    assert answer.count("20분의 1을 초과하지 못한다") == 1  # the search's headline is the quote below
+
+
+def test_at_most_three_articles_are_quoted_and_two_more_named() -> None:
+    numbers = ["제3조", "제4조", "제6조", "제6조의3", "제7조", "제8조"]
+    legal = {"headline": "제3조에 따르면", "citations": [article(n, 1, f"{n}의 문장") for n in numbers]}
+    answer = answer_of(IntentType.LEGAL_CONSULT, (LEGAL, legal))
+    assert sum(f"{n}①" in answer for n in numbers) == 5
+    assert [n for n in numbers if f"“{n}의 문장”" in answer] == ["제3조", "제4조", "제6조"]
+    assert "제8조" not in answer
+
+
+def test_a_line_two_steps_both_produced_is_said_once() -> None:
+    market = {"headline": "강남구 전세 중앙값 10억원", "findings": [CAVEAT]}
+    legal = {"headline": "제7조에 따르면", "findings": [CAVEAT]}
+    answer = answer_of(IntentType.MARKET_INQUIRY, (LEGAL, legal), (MARKET, market))
+    assert answer.startswith("강남구 전세 중앙값 10억원") and answer.count(CAVEAT) == 1
+
+
+def test_a_quote_is_the_sentence_of_the_article_that_speaks_of_the_question() -> None:
+    rows = (json.loads(line) for line in CORPUS.open(encoding="utf-8"))
+    text = {row["id"]: row["text"] for row in rows}
+    said = quote(text["주택임대차보호법/제7조"], ["증액", "보증금", "초과"])
+    assert said.paragraph == 2
+    assert said.text == "제1항에 따른 증액청구는 약정한 차임이나 보증금의 20분의 1의 금액을 초과하지 못한다."
+    listed = quote(text["부동산_거래신고_등에_관한_법률/제3조"], ["신고", "매매계약"])
+    assert "30일 이내" in listed.text and listed.text.endswith("… 부동산의 매매계약")  # the rule and its item
+    assert len(quote(text["공인중개사법_시행규칙/제20조"], ["거래금액"], limit=120).text) <= 120
