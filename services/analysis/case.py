@@ -7,9 +7,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.analysis.money import parse_amounts_manwon
+from services.housing.area import PYEONG_M2
+from services.housing.money import amounts_manwon as parse_amounts_manwon
 
-PYEONG_M2 = 3.3058  # 1 평 = 3.3058 ㎡
 DEAL_NAMES = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
 AREA_TOLERANCE = 0.25  # a comparable's areas must come within ±25% of the home's size
 

@@ -12,10 +12,10 @@ from services.analysis.case import Case
 from services.analysis.dated import day_asked
 from services.analysis.lending_rules import LendingRules
 from services.analysis.loan_limit import Borrower, LoanLimit, buyer_of, loan_limit
-from services.analysis.money import won_text
 from services.analysis.profile import Profile, read_profile
 from services.analysis.regions import Region, RegionRules, find_region
 from services.analysis.repayment import METHOD_NAMES, schedule, yearly
+from services.housing.money import format_manwon as won_text
 
 _LIMIT_WORDS = re.compile(r"한도|DSR|LTV|얼마(?:나|까지)?\s*(?:빌|대출|받)|대출\s*가능|최대", re.IGNORECASE)
 

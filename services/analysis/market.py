@@ -7,7 +7,7 @@ import statistics
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import DEAL_NAMES, PYEONG_M2, Case, Comparable
-from services.analysis.money import won_text
+from services.housing.money import format_manwon as won_text
 
 MIN_COMPARABLES = 2
 # Percentile bands of the verdict (판정): below the first quarter is cheap, above the third dear.

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from services.analysis.case import Case
-from services.analysis.money import find_amounts
+from services.housing.money import find_money
 
 # Role words, most specific first: on a tie (same end) the earlier role wins, so "기존 대출" is debt.
 _ROLES = (
@@ -71,7 +71,7 @@ class Profile:
 def amount_roles(text: str) -> list[tuple[str, int, str]]:
     """(role, 만원, the words just before it) for every amount in the text."""
     found, prev_end = [], 0
-    amounts = find_amounts(text)
+    amounts = [(m.start, m.end, m.manwon) for m in find_money(text)]
     for i, (start, end, value) in enumerate(amounts):
         before = text[prev_end:start]
         after = text[end : amounts[i + 1][0] if i + 1 < len(amounts) else len(text)]

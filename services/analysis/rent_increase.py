@@ -10,9 +10,9 @@ from datetime import date
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
-from services.analysis.money import won_text
 from services.analysis.rulebook import LeaseRules
 from services.analysis.statutes import StatuteBook
+from services.housing.money import format_manwon as won_text
 
 # A monthly rent (월차임) above this many 만원 is read as a deposit when the question gives both.
 RENT_CEILING_MANWON = 500

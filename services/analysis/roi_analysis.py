@@ -10,13 +10,13 @@ from services.analysis.acquisition_tax import AcquisitionTax, acquisition_tax
 from services.analysis.case import Case
 from services.analysis.dated import day_asked
 from services.analysis.loan_simulation import rate_of
-from services.analysis.money import won_text
 from services.analysis.profile import Profile, read_profile
 from services.analysis.regions import find_region
 from services.analysis.repayment import METHOD_NAMES
 from services.analysis.returns import equity_multiple
 from services.analysis.roi import Purchase, Scenario, scenario, scenario_irr
 from services.analysis.rulebook import RuleBook
+from services.housing.money import format_manwon as won_text
 
 GROWTH_SCENARIOS = (-0.02, 0.0, 0.02, 0.04)  # 연 집값 변동률: a fall, flat, and two rises
 DEFAULT_YEARS = 5

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from services.document.dates import months_between
 from services.document.fields import LeaseFields
-from services.document.money import contract_amount
+from services.housing.money import contract_amount
 
 LEASE_ACT = "주택임대차보호법"
 TERM_ARTICLE = f"{LEASE_ACT}/제4조"  # 2년 미만은 2년으로 본다

@@ -16,9 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.document.dates import DATE, DateError, find_dates, parse_date, term_end, term_months
-from services.document.money import AmountError, parse_won
-
-PYEONG_M2 = 3.3058
+from services.housing.area import PYEONG_M2
+from services.housing.money import AmountError, parse_won
 
 
 class LeaseFields(BaseModel):

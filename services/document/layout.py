@@ -16,7 +16,7 @@ from pathlib import Path
 from services.document.checks import Review
 from services.document.dates import months_between
 from services.document.fields import LeaseFields
-from services.document.money import contract_amount
+from services.housing.money import contract_amount
 
 BLANK = "＿＿＿＿＿＿"
 BLANK_DATE = "＿＿＿＿년 ＿＿월 ＿＿일"

@@ -31,8 +31,8 @@ from services.document.checks import (
 from services.document.citations import load_statutes
 from services.document.fields import LABELS, LeaseFields, collect_fields, missing_fields
 from services.document.layout import TITLE, lease_contract, review_section
-from services.document.money import contract_amount
 from services.document.render import to_docx, to_markdown
+from services.housing.money import contract_amount
 from services.platform.service import Wiring
 from services.platform.settings import REPO_ROOT, InfraSettings
 from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork, team_subscription

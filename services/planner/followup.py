@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
-from services.planner.entities import extract_entities
+from services.housing.entities import extract_entities
+from services.housing.text import normalize
 from services.planner.intents import find_hits
-from services.planner.korean_numbers import normalize
 
 MAX_FOLLOW_UP_CHARS = 30
 _NOT_PLANNABLE = (IntentType.UNCLEAR, IntentType.IRRELEVANT)

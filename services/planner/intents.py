@@ -23,9 +23,9 @@ from enum import StrEnum
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
+from services.housing.entities import extract_entities
 from services.housing.statute_match import statute_headings
-from services.planner.entities import extract_entities
-from services.planner.korean_numbers import normalize
+from services.housing.text import normalize
 
 I = IntentType  # noqa: E741  (short alias keeps the vocabulary table readable)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Team
+from services.housing.entities import extract_entities
+from services.housing.text import normalize
 from services.planner import followup
-from services.planner.entities import extract_entities
 from services.planner.followup import PriorTurn
-from services.planner.korean_numbers import normalize
 from services.planner.plan_rules import (
     GUIDANCE_INTENTS,
     Plan,

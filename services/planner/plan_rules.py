@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from contracts.entities import PropertyType, QueryEntities
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
+from services.housing.entities import extract_entities
+from services.housing.money import format_manwon
+from services.housing.text import normalize
 from services.planner import followup
-from services.planner.entities import extract_entities
 from services.planner.followup import PriorTurn
 from services.planner.intents import (
     Topic,
@@ -26,7 +28,6 @@ from services.planner.intents import (
     is_statute_evidence,
     split_clauses,
 )
-from services.planner.korean_numbers import format_manwon, normalize
 
 I = IntentType  # noqa: E741
 F = StepFocus

@@ -25,9 +25,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.entities import QueryEntities
 from contracts.results import Figure, ListingRow, StepResult
+from services.housing.money import format_manwon
 from services.platform.team import StepWork
 
-PYEONG_M2 = 400 / 121
 SNAPSHOT_DATE = "2025-10-08"
 SNAPSHOT_SOURCE = f"매물 스냅샷 {SNAPSHOT_DATE} (호가)"
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
@@ -342,6 +342,8 @@ def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> Ste
     if f.offset:
         headline += f" ({f.offset + 1}번째부터)"
     findings = [f"{SNAPSHOT_DATE} 매물 스냅샷의 호가 기준이며 실거래가가 아닙니다.", _sort_note(f)]
+    if asked := asked_prices(f):
+        findings.insert(0, f"검색 조건: {asked}")
     if f.unsupported_types:
         missing = "·".join(TYPE_KO.get(t, t) for t in f.unsupported_types)
         findings.append(f"{missing} 매물은 데이터에 없습니다 (아파트·오피스텔 단지와 원룸만 있음).")
@@ -353,6 +355,19 @@ def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> Ste
         label=f"{describe(f)} 검색 결과 수", value=total, unit=unit, basis=headline, source=SNAPSHOT_SOURCE
     )
     return StepResult(headline=headline, findings=findings, figures=[figure], listings=rows)
+
+
+def asked_prices(f: ListingFilters) -> str:
+    """The price and rent bounds searched, as said: '보증금 1,000만원 이하, 월세 60만원 이하'."""
+    price_name = {"sale": "매매가", "jeonse": "전세금", "monthly": "보증금"}.get(f.deal_type or "", "가격")
+    parts = [(price_name, f.price_min, f.price_max), ("월세", f.rent_min, f.rent_max)]
+    return ", ".join(f"{name} {_range_text(low, high)}" for name, low, high in parts if low or high)
+
+
+def _range_text(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return format_manwon(low) if low == high else f"{format_manwon(low)}~{format_manwon(high)}"
+    return f"{format_manwon(high)} 이하" if high is not None else f"{format_manwon(low)} 이상"
 
 
 def _sort_note(f: ListingFilters) -> str:

@@ -12,7 +12,7 @@ One sample per complex (asking) or per deal (contract):
 - asking price of a complex = the midpoint of its [min, max] range for the deal type (월세: of its
   monthly rent range); of a one-room listing = its deposit (전세) or monthly rent (월세, 단기);
 - area of a complex = `area_rep_m2` (the portal's representative type), else the midpoint of its area
-  range; price per 평 = price / (area / (400/121)); a sample is put in the size band of that area, so
+  range; price per 평 = price / (area / 3.3058); a sample is put in the size band of that area, so
   the bands partition the sample.
 """
 
@@ -29,12 +29,13 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.results import Figure, StepResult
 from contracts.search import GroupStats, MarketStats, PriceSummary, RegionMarket
+from services.housing.area import PYEONG_M2, pyeong
+from services.housing.money import format_manwon
 from services.platform.team import StepWork
 from services.search.listings import (
     COMPLEX_PRICE,
     DEAL_KO,
     ONE_ROOM_AREA,
-    PYEONG_M2,
     SNAPSHOT_DATE,
     SNAPSHOT_SOURCE,
     ListingFilters,
@@ -74,12 +75,11 @@ def representative_area(rep: float | None, lo: float | None, hi: float | None) -
 
 
 def size_band(area_m2: float) -> str:
-    pyeong = area_m2 / PYEONG_M2
-    return next(label for upper, label in BANDS if upper is None or pyeong < upper)
+    return next(label for upper, label in BANDS if upper is None or pyeong(area_m2) < upper)
 
 
 def price_per_pyeong(price: float, area_m2: float | None) -> float | None:
-    return price / (area_m2 / PYEONG_M2) if area_m2 else None
+    return price / pyeong(area_m2) if area_m2 else None
 
 
 def summarise(samples: list[Sample]) -> PriceSummary:
@@ -274,15 +274,6 @@ def _months_before(day: date, months: int) -> date:
 # --- the tool ------------------------------------------------------------------------------------
 
 
-def manwon_text(value: float) -> str:
-    """17억 3,500만원 from 173500 (만원)."""
-    amount = round(value)
-    eok, rest = divmod(amount, 10000)
-    if eok and rest:
-        return f"{eok}억 {rest:,}만원"
-    return f"{eok}억원" if eok else f"{rest:,}만원"
-
-
 def asking_stats(f: ListingFilters, samples: list[Sample]) -> MarketStats:
     return MarketStats(
         basis="asking",
@@ -325,7 +316,7 @@ def market_result(stats: MarketStats) -> StepResult:
         findings.append(_comparison_sentence(stats.regions[0], stats.regions[1], deal))
     first = stats.regions[0]
     headline = f"{stats.scope} {'실거래가' if stats.basis == 'contract' else '호가'} " + (
-        f"중앙값 {manwon_text(first.stats.median)}" if len(stats.regions) == 1 else "지역 비교"
+        f"중앙값 {format_manwon(round(first.stats.median))}" if len(stats.regions) == 1 else "지역 비교"
     )
     return StepResult(
         headline=headline,
@@ -368,7 +359,7 @@ def _region_figures(stats: MarketStats, r: RegionMarket, deal: str, unit: str) -
                 label=f"{label} 평당 가격 중앙값",
                 value=r.stats.per_pyeong_median,
                 unit=f"{unit}/평",
-                basis=f"가격 ÷ (면적 ÷ 3.3058); {stats.area_rule}",
+                basis=f"가격 ÷ (면적 ÷ {PYEONG_M2}); {stats.area_rule}",
                 source=stats.source,
             )
         )

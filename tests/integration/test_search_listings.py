@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
+from services.housing.area import PYEONG_M2
 from services.platform.team import StepWork
-from services.search.listings import PYEONG_M2, listing_search
+from services.search.listings import listing_search
 from services.search.market import market_stats
 from services.search.molit import import_molit
 from tests.integration.listing_helpers import load_listings, read_csv

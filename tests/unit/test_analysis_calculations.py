@@ -7,7 +7,6 @@ import pytest
 from services.analysis.case import Case
 from services.analysis.jeonse_risk import jeonse_risk
 from services.analysis.market import market_analysis, percentile_of
-from services.analysis.money import parse_amounts_manwon, won_text
 from services.analysis.rent_increase import rent_increase
 from services.analysis.rulebook import CORPUS, RuleBook
 from services.analysis.statutes import StatuteBook
@@ -19,24 +18,6 @@ STATUTES = StatuteBook.load(CORPUS, laws={"주택임대차보호법", "주택임
 
 def figure(result, label_start: str):
     return next(f for f in result.figures if f.label.startswith(label_start))
-
-
-@pytest.mark.parametrize(
-    ("text", "amounts"),
-    [
-        ("전세금 3억인데 3억 5천으로 올려달래요", [30000, 35000]),
-        ("보증금 2억 3000만원에 월세 50만원", [23000, 50]),
-        ("1.5억", [15000]),
-        ("350,000,000원", [35000]),
-        ("30평 12층", []),
-    ],
-)
-def test_korean_amounts_are_read_in_manwon(text: str, amounts: list[int]) -> None:
-    assert parse_amounts_manwon(text) == amounts
-
-
-def test_amounts_are_written_the_korean_way() -> None:
-    assert won_text(31500) == "3억 1,500만원" and won_text(37.5) == "37만 5,000원"
 
 
 def test_a_jeonse_increase_above_five_percent_is_flagged_with_the_legal_maximum() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from contracts.entities import QueryEntities
+from services.housing.area import PYEONG_M2
+from services.housing.entities import extract_entities
 from services.search.listings import (
-    PYEONG_M2,
     ListingFilters,
     build_listing_query,
     complex_where,
@@ -113,3 +114,12 @@ def test_result_headline_and_snapshot_note() -> None:
     result = listing_result(f, 132, [])
     assert result.headline == "강남구 아파트 전세 매물이 있는 단지 132곳 중 0곳"
     assert "2025-10-08" in result.findings[0] and result.figures[0].value == 132
+
+
+def test_a_one_room_question_bounds_the_deposit_and_the_monthly_rent_apart() -> None:
+    # "보증금 1000 이하 월세 60 이하": 보증금 <= 1,000만원 and 월세 <= 60만원, never 월세 <= 1,000만원.
+    f = filters_from(extract_entities("역삼동 원룸 보증금 1000 이하 월세 60 이하로 찾아줘"))
+    rooms = one_room_where(f)
+    assert "deposit_manwon <= %(price_hi)s" in rooms.clauses and rooms.params["price_hi"] == 1000
+    assert "monthly_rent_manwon <= %(rent_hi)s" in rooms.clauses and rooms.params["rent_hi"] == 60
+    assert listing_result(f, 0, []).findings[0] == "검색 조건: 보증금 1,000만원 이하, 월세 60만원 이하"

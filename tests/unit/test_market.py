@@ -7,7 +7,8 @@ from datetime import date
 
 import pytest
 
-from services.search.listings import PYEONG_M2, ListingFilters
+from services.housing.area import PYEONG_M2
+from services.search.listings import ListingFilters
 from services.search.market import (
     MarketStats,
     Sample,
@@ -15,7 +16,6 @@ from services.search.market import (
     asking_stats,
     contract_query,
     contract_usable,
-    manwon_text,
     market_result,
     representative_area,
     representative_price,
@@ -111,10 +111,3 @@ def test_contract_query_filters_kind_place_type_and_rent() -> None:
 def test_window_start_matches_postgres_month_arithmetic() -> None:
     assert _months_before(date(2025, 6, 2), 12) == date(2024, 6, 2)
     assert _months_before(date(2024, 3, 31), 1) == date(2024, 2, 29)
-
-
-@pytest.mark.parametrize(
-    ("value", "text"), [(173500, "17억 3,500만원"), (90000, "9억원"), (4500, "4,500만원")]
-)
-def test_manwon_text(value: int, text: str) -> None:
-    assert manwon_text(value) == text

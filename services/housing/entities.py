@@ -1,4 +1,5 @@
-"""Reads a question's entities (places, property and deal kinds, money, size, dates) by rules.
+"""A question's entities (places, property and deal kinds, amounts and their roles, size, dates), read by
+rules from the package's readers.
 
 The LLM is never asked for these: a number misread by a model would be passed to every team as fact.
 """
@@ -9,8 +10,11 @@ import re
 from typing import TypeVar
 
 from contracts.entities import DealType, PropertyType, QueryEntities
-from services.planner import korean_numbers as kn
-from services.planner.gazetteer import Gazetteer, default_gazetteer
+from services.housing.amounts import given_figures, parse_percent, price_bounds, read_amounts
+from services.housing.area import parse_size
+from services.housing.dates import find_dates, parse_term_months
+from services.housing.places import Gazetteer, default_gazetteer
+from services.housing.text import normalize
 
 T = TypeVar("T")
 
@@ -51,12 +55,14 @@ def deal_type(text: str) -> DealType | None:
 
 def extract_entities(query: str, gazetteer: Gazetteer | None = None) -> QueryEntities:
     """Everything a team may need from the question; odd input gives empty entities, never an error."""
-    text = kn.normalize(query)
+    text = normalize(query)
     if not text.strip():
         return QueryEntities()
     places = (gazetteer or default_gazetteer()).find(text)
-    bounds = kn.price_bounds(text)
-    size = kn.parse_size(text)
+    amounts = read_amounts(text)
+    given = given_figures(amounts)
+    bounds = price_bounds(text)
+    size = parse_size(text)
     return QueryEntities(
         gu=places.gu,
         dong=places.dong,
@@ -70,8 +76,16 @@ def extract_entities(query: str, gazetteer: Gazetteer | None = None) -> QueryEnt
         size_min_m2=size.min_m2 if size else None,
         size_max_m2=size.max_m2 if size else None,
         size_text=size.text if size else None,
-        amounts_manwon=[money.manwon for money in kn.find_money(text)],
-        percent=kn.parse_percent(text),
-        dates=kn.find_dates(text),
-        term_months=kn.parse_term_months(text),
+        amounts_manwon=[amount.manwon for amount in amounts],
+        deposit_manwon=given.deposit,
+        monthly_rent_manwon=given.monthly_rent,
+        requested_deposit_manwon=given.requested_deposit,
+        requested_monthly_rent_manwon=given.requested_monthly_rent,
+        sale_price_manwon=given.sale_price,
+        loan_manwon=given.loan,
+        senior_debt_manwon=given.senior_debt,
+        income_manwon=given.income,
+        percent=parse_percent(text),
+        dates=find_dates(text),
+        term_months=parse_term_months(text),
     )

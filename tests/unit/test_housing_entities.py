@@ -1,12 +1,13 @@
-"""Entities read from questions: places, property and deal kinds, money and sizes."""
+"""Entities read from questions: places, property and deal kinds, money, sizes, dates and terms."""
 
 from __future__ import annotations
 
 import pytest
 
 from contracts.entities import DealType, PropertyType, QueryEntities
-from services.planner.entities import extract_entities
-from services.planner.gazetteer import SEOUL_GU, Gazetteer, default_gazetteer, read_gazetteer
+from services.housing.dates import find_dates, parse_term_months
+from services.housing.entities import extract_entities
+from services.housing.places import SEOUL_GU, Gazetteer, default_gazetteer, read_gazetteer
 
 pytestmark = pytest.mark.unit
 
@@ -27,6 +28,7 @@ def test_deposit_and_rent_of_a_one_room_search() -> None:
     assert (e.price_min_manwon, e.price_max_manwon) == (1000, 1000)
     assert (e.monthly_rent_min_manwon, e.monthly_rent_max_manwon) == (None, 50)
     assert e.amounts_manwon == [1000, 50]
+    assert (e.deposit_manwon, e.monthly_rent_manwon) == (1000, None)  # 50 이하 asks for a range
 
 
 def test_a_rent_increase_keeps_every_amount_and_sets_no_range() -> None:
@@ -39,6 +41,18 @@ def test_a_rent_increase_keeps_every_amount_and_sets_no_range() -> None:
 def test_percent_dates_and_term() -> None:
     e = extract_entities("2025년 3월 1일 시작한 2년 계약인데 5% 올려도 되나요")
     assert e.dates == ["2025-03-01"] and e.term_months == 24 and e.percent == 5.0
+
+
+def test_dates_and_terms() -> None:
+    assert find_dates("2025년 3월 1일부터 2025.03.31까지") == ["2025-03-01", "2025-03-31"]
+    assert find_dates("2025년 2월 30일") == []  # no such day
+    assert parse_term_months("2년 계약") == 24
+    assert parse_term_months("1년 6개월") == 18
+    assert parse_term_months("2년 전세 계약") == 24
+    assert parse_term_months("10년 된 아파트") is None
+    assert parse_term_months("3년 전에 샀어요") is None
+    assert parse_term_months("2025년") is None
+    assert find_dates(None) == [] and parse_term_months(42) is None
 
 
 @pytest.mark.parametrize(

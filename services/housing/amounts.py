@@ -1,0 +1,258 @@
+"""Amounts and the roles people give them (보증금, 월세, 매매가, 대출, 근저당, 소득), and changes asked.
+
+An amount's role comes from the words around it, in this order:
+1. a change of an amount just read takes that amount's role: "전세금 3억을 3억 5천으로" (the new figure),
+   "전세 3억인데 4천 올려달래요" (an increase by), "월세 50을 60으로";
+2. "1000/50" after 보증금/월세 is the deposit and the monthly rent;
+3. the last role word before it in the same clause, since the previous amount: "매매 4억 아파트에 전세
+   3억6천" (매매가, 보증금), "근저당 2억 잡힌 집" (선순위 채권);
+4. a word right after it when none comes before: "5억짜리 아파트" (매매가), "3억 대출" (대출), and "2억 낀
+   집" (선순위 채권: debt on the house, even after the word 대출);
+5. otherwise it is a price with no role of its own ("10억 이하 아파트").
+
+A figure the person gave (`fact`) is an amount said as it is; an amount with a bound ("1000 이하", "3억대",
+"5억~8억") asks for a range and fills the price and monthly-rent bounds instead. "3억 정도" is both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from services.housing.money import CHANGE_LINK, CHANGE_TO, CUT_BY, RAISE_BY, Money, find_money
+from services.housing.text import normalize, number
+
+Role = Literal[
+    "deposit", "monthly_rent", "sale_price", "loan", "senior_debt", "income", "monthly_income", "fee", "price"
+]
+Change = Literal["to", "by", "cut"]  # the new figure ("3억 5천으로"), an increase by, a cut by
+
+# Role words; where two start at the same place the earlier listed wins (전세자금대출 is a loan).
+_ROLE_WORDS: tuple[tuple[Role, str], ...] = (
+    ("senior_debt", r"근저당|선순위|채권\s*최고액|융자|집주인\s*(?:의\s*)?대출"),
+    ("loan", r"(?:주택\s*)?담보\s*대출|전세\s*(?:자금\s*)?대출|대출|주담대|빌려|빌리"),
+    ("monthly_income", r"월급|월\s*소득|월\s*수입|실수령"),
+    ("income", r"연봉|연\s*소득|연\s*수입|소득|수입"),
+    ("fee", r"관리비|복비|중개\s*보수|중개\s*수수료|수수료"),
+    ("monthly_rent", r"월세|차임|임대료|(?<!\d)월(?=\s*(?:\d|$))"),  # "월 50"
+    ("deposit", r"(?:전세|전셋)\s*(?:보증금|시세|호가|금|가|값)?|보증금"),
+    ("sale_price", r"매매\s*(?:시세|호가|가격|가|값)?|집\s*값|집\s*가격|매가|매입가|매수가|분양가|시세|호가"),
+    ("price", r"예산|가격|금액"),
+)
+_ROLE_WORD = re.compile("|".join(f"(?P<{role}>{words})" for role, words in _ROLE_WORDS))
+_ROLE_AFTER: tuple[tuple[Role, re.Pattern[str]], ...] = (
+    ("senior_debt", re.compile(r"^\s*(?:원)?\s*(?:이|가|이나)?\s*(?:낀|껴|끼어|잡힌|잡혀|설정)")),
+    ("sale_price", re.compile(r"^\s*(?:원)?\s*짜리")),
+    ("loan", re.compile(r"^\s*(?:원)?\s*(?:을|를|의)?\s*(?:대출|주담대|빌려|빌리)")),
+)
+_CLAUSE_END = re.compile(r"[,.?!\n]")
+# Bounds: "이하", "3억대", "5억~8억", "3억 정도".
+_PARTICLE = r"\s*(?:원)?\s*(?:이|가|을|를|은|는|도)?\s*"
+_QUALIFIER = re.compile(
+    _PARTICLE
+    + r"(?P<q>이하|까지|이내|안쪽|안으로|안에서|아래|밑|미만|이상|넘는|넘게|넘은|넘어|초과|부터|정도|쯤|"
+    r"내외|안팎|전후|가량)"
+)
+_DECADE = re.compile(r"대(?=$|\s|[의에가는를로인도이])")  # "3억대": that 억 and the next
+_RANGE_LINK = re.compile(r"\s*(?:원)?\s*(?:~|-|–|에서|부터)\s*")
+_UPPER = {
+    "이하": 0,
+    "까지": 0,
+    "이내": 0,
+    "안쪽": 0,
+    "안으로": 0,
+    "안에서": 0,
+    "아래": 0,
+    "밑": 0,
+    "미만": -1,
+}
+_LOWER = {"이상": 0, "부터": 0, "넘는": 1, "넘게": 1, "넘은": 1, "넘어": 1, "초과": 1}
+_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|퍼센트|퍼|프로)")
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A range asked, in 만원, both ends inclusive; None where open."""
+
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class Amount:
+    """One amount of a (normalized) text with its role. `change` says it changes the amount `base`
+    (in 만원, None when no amount came before); `bound` is the range it asks for, if qualified."""
+
+    money: Money
+    role: Role
+    change: Change | None = None
+    base: int | None = None
+    bound: Bounds | None = None
+    approximate: bool = False
+
+    @property
+    def manwon(self) -> int:
+        return self.money.manwon
+
+    @property
+    def fact(self) -> bool:
+        """Said as it is (possibly "정도"), not as a bound and not as a change."""
+        return self.change is None and (self.bound is None or self.approximate)
+
+    @property
+    def result(self) -> int | None:
+        """The figure after the change: "3억인데 4천 올려" -> 34000."""
+        if self.change == "to":
+            return self.manwon
+        if self.base is None:
+            return None
+        return self.base + self.manwon if self.change == "by" else self.base - self.manwon
+
+
+@dataclass(frozen=True)
+class PriceBounds:
+    """The price or deposit asked (매매가, 전세금, 보증금) and the monthly rent asked (월세), in 만원."""
+
+    price: Bounds = Bounds()
+    monthly_rent: Bounds = Bounds()
+
+
+def read_amounts(text: object) -> list[Amount]:
+    """Every amount of the text with its role, in order (positions in `normalize(text)`)."""
+    text = normalize(text)
+    amounts: list[Amount] = []
+    for money in find_money(text):
+        amount = _read_one(text, money, amounts)
+        if amounts and not amount.change and _RANGE_LINK.fullmatch(text[amounts[-1].money.end : money.start]):
+            span = Bounds(min(amounts[-1].manwon, amount.manwon), max(amounts[-1].manwon, amount.manwon))
+            amounts[-1], amount = replace(amounts[-1], bound=span), replace(amount, bound=span)
+        amounts.append(amount)
+    return amounts
+
+
+def _read_one(text: str, money: Money, before: list[Amount]) -> Amount:
+    previous = before[-1] if before else None
+    between = text[previous.money.end if previous else 0 : money.start]
+    clause = _CLAUSE_END.split(between)[-1]
+    said = _role_before(clause)
+    change = _change(text, money, between) if previous and clause == between else None
+    bound, approximate = _bound(text, money)
+    if change:
+        role = said or previous.role  # type: ignore[union-attr]  # a change has an amount before it
+        base = next((a for a in reversed(before) if a.role == role and a.fact), None)
+        return Amount(money, role, change, base.manwon if base else None, bound, approximate)
+    if previous and _RANGE_LINK.fullmatch(between):  # "월세 40~60": the other end of a range
+        return Amount(money, said or previous.role)
+    if previous and between.strip() == "/" and previous.role in ("deposit", "monthly_rent"):
+        return Amount(money, "monthly_rent", bound=bound, approximate=approximate)  # "1000/50"
+    role = _role_after(text[money.end : money.end + 12], said) or said or "price"
+    if role == "monthly_rent" and text[money.end : money.end + 3].lstrip().startswith("/"):
+        role = "deposit"  # "보증금/월세 1000/50": the first of the pair
+    return Amount(money, role, bound=bound, approximate=approximate)
+
+
+def _role_before(words: str) -> Role | None:
+    found = [m.lastgroup for m in _ROLE_WORD.finditer(words)]
+    return found[-1] if found else None  # type: ignore[return-value]  # group names are roles
+
+
+def _role_after(after: str, said: Role | None) -> Role | None:
+    for role, pattern in _ROLE_AFTER:
+        if pattern.match(after) and (role == "senior_debt" or said in (None, "price")):
+            return role
+    return None
+
+
+def _change(text: str, money: Money, between: str) -> Change | None:
+    after = text[money.end :]
+    if CHANGE_LINK.match(between) and CHANGE_TO.match(after):
+        return "to"
+    if RAISE_BY.match(after):
+        return "by"
+    return "cut" if CUT_BY.match(after) else None
+
+
+def _bound(text: str, money: Money) -> tuple[Bounds | None, bool]:
+    """The range an amount asks for by the words after it, and whether it is only approximate."""
+    after = text[money.end : money.end + 12]
+    value = money.manwon
+    if _DECADE.match(after):
+        step = 10 ** (len(str(value)) - len(str(value).rstrip("0")))
+        return Bounds(value, value + step - 1), False
+    m = _QUALIFIER.match(after)
+    if not m:
+        return None, False
+    word = m["q"]
+    if word in _UPPER:
+        return Bounds(None, value + _UPPER[word]), False
+    if word in _LOWER:
+        return Bounds(value + _LOWER[word], None), False
+    return Bounds(round(value * 0.9), round(value * 1.1)), True
+
+
+# ---- what a question asks for -------------------------------------------------------------------------
+
+_PRICE_ROLES = ("deposit", "sale_price", "price")
+
+
+def price_bounds(text: object) -> PriceBounds:
+    """The price/deposit and monthly-rent ranges asked: "10억 이하", "5억~8억", "5억에서 8억 사이",
+    "8억 넘는", "3억대", "3억 정도" (±10 %), or one lone amount (both ends equal to it). Incomes, loans,
+    debts and fees are not prices."""
+    amounts = read_amounts(text)
+    return PriceBounds(
+        price=_bounds_of([a for a in amounts if a.role in _PRICE_ROLES]),
+        monthly_rent=_bounds_of([a for a in amounts if a.role == "monthly_rent"]),
+    )
+
+
+def _bounds_of(amounts: list[Amount]) -> Bounds:
+    qualified = [a.bound for a in amounts if a.bound]
+    if qualified:  # "5억~8억", "5억 이상 8억 이하": the first lower and the first upper bound
+        lows = [b.low for b in qualified if b.low is not None]
+        highs = [b.high for b in qualified if b.high is not None]
+        return Bounds(lows[0] if lows else None, highs[0] if highs else None)
+    if len(amounts) == 1:
+        return Bounds(amounts[0].manwon, amounts[0].manwon)
+    return Bounds()  # several unqualified amounts are a change or a comparison, not a range
+
+
+@dataclass(frozen=True)
+class GivenFigures:
+    """The figures the person gave, by role, in 만원 (None: not said). Each is the first said."""
+
+    deposit: int | None = None  # 보증금, 전세금 as it stands
+    monthly_rent: int | None = None  # 월세 as it stands
+    requested_deposit: int | None = None  # the deposit after the change asked
+    requested_monthly_rent: int | None = None
+    sale_price: int | None = None  # 매매가, 집값, 시세
+    loan: int | None = None  # 대출
+    senior_debt: int | None = None  # 근저당, 선순위 채권
+    income: int | None = None  # annual: 연봉, or 월급 × 12
+
+
+def given_figures(amounts: list[Amount]) -> GivenFigures:
+    def first(role: Role) -> int | None:
+        return next((a.manwon for a in amounts if a.role == role and a.fact), None)
+
+    def requested(role: Role) -> int | None:
+        return next((a.result for a in amounts if a.role == role and a.change and a.result), None)
+
+    monthly_income = first("monthly_income")
+    return GivenFigures(
+        deposit=first("deposit"),
+        monthly_rent=first("monthly_rent"),
+        requested_deposit=requested("deposit"),
+        requested_monthly_rent=requested("monthly_rent"),
+        sale_price=first("sale_price"),
+        loan=first("loan"),
+        senior_debt=first("senior_debt"),
+        income=first("income") or (monthly_income * 12 if monthly_income else None),
+    )
+
+
+def parse_percent(text: object) -> float | None:
+    """The first percentage written: "5%", "5퍼센트", "5프로" -> 5.0."""
+    m = _PERCENT.search(normalize(text))
+    return number(m[1]) if m else None

@@ -1,0 +1,301 @@
+"""Korean money: read from what people type, written back one way, and written in words for contracts.
+
+Reading. Every amount is read exactly, in 원, and handed out in 만원 (the unit of the listings and of every
+figure in the product) or in 원 (the unit of a contract, which states 차임 to the won):
+- with units: "3억", "3억 5천" and "3억 5000" (a number after 억 without 만 is 만원: 3억 5천만원),
+  "3억5천만원", "1.5억", "1,500만원", "75만 원", "천만원", "315,000,000원", "12억 3,456만 7,890원";
+- "5천", "2천5백": 천 alone is 천만원 in housing talk (a 5천원 deposit is nobody's), unless a unit that is
+  not money follows ("5천 세대", "1천 명");
+- a bare number only where money is being talked about: right after a money word ("보증금 1000에 월세
+  50", "보증금/월세 1000/50"), or as the new figure of a change to an amount just read ("월세 50을 60으로",
+  "50만원인데 10 올려달래요"). Anywhere else a bare number is not money ("1000명", "2025년", "30평").
+- numerals in words ("금 삼억오천만원정"), which only contracts use, are read by `parse_won`.
+Nothing here raises on odd input except `parse_won`, whose callers ask for exactly one amount.
+
+Writing. One format wherever a person reads money (`format_manwon`): the 억 part, then the 만 part with a
+thousands separator, then 원: 31500 -> "3억 1,500만원", 69000 -> "6억 9,000만원", 30000 -> "3억원",
+4500 -> "4,500만원"; a fraction of 만원 is written to the won (37.5 -> "37만 5,000원"). Contracts write a
+sum in words and digits (`contract_amount`): "금 삼억오천만원정(₩350,000,000)".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from services.housing.text import MAX_DIGITS, normalize, number
+
+MANWON = 10_000  # 원 in 1 만원
+EOK = 10_000  # 만원 in 1 억
+
+# A count of 만원 below 1억: "5천", "2천5백", "3,500", "500".
+_SUB = (
+    r"(?:\d+(?:\.\d+)?\s*천(?:\s*\d+\s*백)?(?:\s*\d+(?![\d.]|\s*[천백억]))?"
+    r"|\d+\s*백(?:\s*\d+)?|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+)
+# Words after a number that make it something other than money.
+_NOT_MONEY = (
+    r"[\d,.]|\s*(?:평|㎡|m|제곱|%|퍼|프로|년|개월|월|일|층|호|동|세|명|분|개|번|살|차|억|km|시|가구|채|건|곳)"
+)
+# Won below 만 after a 만 amount: "12억 3,456만 7,890원".
+_WON_TAIL = r"(?:\s*(?P<{name}>\d,\d{{3}}|\d{{1,4}})(?=\s*원))?"
+_AMOUNT = re.compile(
+    rf"(?<![\d.,])(?P<eok>\d+(?:\.\d+)?)\s*억"
+    rf"(?:\s*(?P<eok_sub>{_SUB})(?!{_NOT_MONEY})(?:\s*만{_WON_TAIL.format(name='eok_won')})?)?(?:\s*원)?"
+    rf"|(?<![\d.,])(?P<man>{_SUB})\s*만(?!기|료|큼|약|족|나){_WON_TAIL.format(name='man_won')}(?:\s*원)?"
+    r"|(?<![가-힣\d])(?P<unit_only>천|백)\s*만\s*원"
+    r"|(?<![\d.,])(?P<won>\d{1,3}(?:,\d{3})+|\d+)\s*원(?!룸)"
+    rf"|(?<![\d.,])(?P<cheon>\d+(?:\.\d+)?\s*천(?:\s*\d+\s*백)?)(?!\s*원|{_NOT_MONEY})"
+)
+# Words after which a bare number is 만원.
+_MONEY_WORDS = "|".join(
+    (
+        "연봉|연소득|소득|월급|보증금|전세금|전세|월세|매매가|매매|예산",
+        "차임|임대료|관리비|가격|금액|대출|근저당|월",
+    )
+)
+_BARE_CONTEXT = re.compile(rf"(?:{_MONEY_WORDS})\s*(?:은|는|이|가|을|를|도|만)?\s*$")
+_BARE = re.compile(rf"(?<![\d.,])(?P<sub>{_SUB})(?!{_NOT_MONEY}|\s*원(?!룸))")  # 원룸 is a one-room
+_SLASH_PAIR = re.compile(r"(?<![\d.,])(\d{2,6})\s*/\s*(\d{1,4})(?![\d.,/])")
+# The other end of a range: "월세 40~60".
+_RANGE_LINK = re.compile(r"^\s*(?:만\s*원|원)?\s*[~\-–]\s*$")
+# A change of an amount: "3억을 3억 5천으로", "50에서 60으로", "50 → 60"; the new figure follows the link.
+CHANGE_LINK = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:을|를|에서|→|->)\s*$")
+CHANGE_TO = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:으로|로)")
+# An increase or a cut by the amount: "4천 올려달래요", "5천 더 올려", "10만원 인상", "2천 깎아".
+RAISE_BY = re.compile(
+    r"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:올려|올리|올린|올라|인상|증액)"
+)
+CUT_BY = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:내려|내리|깎|인하|감액)")
+
+
+@dataclass(frozen=True)
+class Money:
+    """One amount in a (normalized) text, exact in 원, with where it was written."""
+
+    won: int
+    start: int
+    end: int
+
+    @property
+    def manwon(self) -> int:
+        return round(self.won / MANWON)
+
+
+def _sub_manwon(text: str) -> float | None:
+    """A count of 만원 written like "2천5백", "5천", "3,500"."""
+    if len(text) > 2 * MAX_DIGITS:
+        return None
+    thousands = re.search(r"(\d+(?:\.\d+)?)\s*천", text)
+    hundreds = re.search(r"(\d+)\s*백", text)
+    if not thousands and not hundreds:
+        return number(text)
+    rest = re.sub(r"\d+(?:\.\d+)?\s*[천백]", "", text)
+    return (
+        ((number(thousands[1]) or 0) * 1000 if thousands else 0)
+        + ((number(hundreds[1]) or 0) * 100 if hundreds else 0)
+        + (number(rest) or 0)
+    )
+
+
+def _won_of(m: re.Match[str]) -> float | None:
+    if m["eok"]:
+        eok = number(m["eok"])
+        sub = _sub_manwon(m["eok_sub"]) if m["eok_sub"] else 0
+        tail = number(m["eok_won"]) if m["eok_won"] else 0
+        return None if eok is None or sub is None else (eok * EOK + sub) * MANWON + (tail or 0)
+    if m["man"]:
+        man = _sub_manwon(m["man"])
+        tail = number(m["man_won"]) if m["man_won"] else 0
+        return None if man is None else man * MANWON + (tail or 0)
+    if m["unit_only"]:
+        return (1000 if m["unit_only"] == "천" else 100) * MANWON
+    if m["cheon"]:
+        man = _sub_manwon(m["cheon"])
+        return None if man is None else man * MANWON
+    return number(m["won"])
+
+
+def _with_units(text: str) -> list[Money]:
+    found = []
+    for m in _AMOUNT.finditer(text):
+        won = _won_of(m)
+        if won is not None and won > 0:
+            found.append(Money(round(won), m.start(), m.end()))
+    return found
+
+
+def find_money(text: object) -> list[Money]:
+    """Every amount of at least 1만원 in the order written (positions in `normalize(text)`)."""
+    text = normalize(text)
+    found = [m for m in _with_units(text) if m.manwon > 0]
+    found += _slash_pairs(text, found)
+    found += _bare_after_money_words(text, found)
+    found += _bare_continuations(text, found)
+    return sorted(found, key=lambda m: m.start)
+
+
+def _free(found: list[Money], start: int, end: int) -> bool:
+    return all(end <= m.start or start >= m.end for m in found)
+
+
+def _bare_manwon(m: re.Match[str]) -> Money | None:
+    value = _sub_manwon(m["sub"])
+    return Money(round(value * MANWON), m.start(), m.end()) if value and round(value) > 0 else None
+
+
+def _slash_pairs(text: str, found: list[Money]) -> list[Money]:
+    """ "보증금/월세 1000/50": the deposit and the monthly rent, 만원."""
+    pairs: list[Money] = []
+    for m in _SLASH_PAIR.finditer(text):
+        if _free(found + pairs, m.start(), m.end()) and _BARE_CONTEXT.search(
+            text[max(0, m.start() - 12) : m.start()]
+        ):
+            pairs += [
+                Money(int(m[1]) * MANWON, m.start(1), m.end(1)),
+                Money(int(m[2]) * MANWON, m.start(2), m.end(2)),
+            ]
+    return [p for p in pairs if p.won > 0]
+
+
+def _bare_after_money_words(text: str, found: list[Money]) -> list[Money]:
+    bare: list[Money] = []
+    for m in _BARE.finditer(text):
+        context = text[max(0, m.start() - 12) : m.start()]
+        if _free(found, m.start(), m.end()) and _BARE_CONTEXT.search(context):
+            bare += [money] if (money := _bare_manwon(m)) else []
+    return bare
+
+
+def _bare_continuations(text: str, found: list[Money]) -> list[Money]:
+    """Bare numbers that go on from the amount just before them: the new figure of a change ("50을
+    60으로", "3억인데 4천 올려") or the other end of a range ("40~60")."""
+    changes: list[Money] = []
+    for m in _BARE.finditer(text):
+        before = [f for f in found + changes if f.end <= m.start()]
+        if not before or not _free(found + changes, m.start(), m.end()):
+            continue
+        between, after = text[max(f.end for f in before) : m.start()], text[m.end() :]
+        is_target = CHANGE_LINK.match(between) and CHANGE_TO.match(after)
+        goes_on = is_target or _RANGE_LINK.match(between) or RAISE_BY.match(after) or CUT_BY.match(after)
+        if goes_on and not re.search(r"[,.?!\n]", between):
+            changes += [money] if (money := _bare_manwon(m)) else []
+    return changes
+
+
+def amounts_manwon(text: object) -> list[int]:
+    """Every amount in the text in 만원, in order: "보증금 2억 3000만원에 월세 50만원" -> [23000, 50]."""
+    return [m.manwon for m in find_money(text)]
+
+
+def parse_manwon(text: object) -> int | None:
+    """The one amount a short text states ("3억 5천", "5천만원", "1,000만원"), in 만원; None when the
+    text holds no amount or several."""
+    found = find_money(text)
+    return found[0].manwon if len(found) == 1 else None
+
+
+# ---- a contract's amounts, in 원 ----------------------------------------------------------------------
+
+DIGIT_WORDS = "영일이삼사오육칠팔구"
+SMALL_UNITS = {"십": 10, "백": 100, "천": 1000}
+BIG_UNITS = {"만": 10**4, "억": 10**8, "조": 10**12}
+# Hangul an amount written out in words may hold ('금 삼억오천만원정'); any other Hangul means the
+# text is a sentence, where 이 or 일 are words, not digits ('많이' is not 2).
+_SPOKEN_AMOUNT = re.compile(
+    r"^[\s,.금영일이삼사오육칠팔구십백천만억조원정]*[영일이삼사오육칠팔구십백천만억조][\s원정]*$"
+)
+_SPOKEN_TOKEN = re.compile(r"[영일이삼사오육칠팔구십백천만억조]")
+
+
+class AmountError(ValueError):
+    """The text holds no amount that can be read without guessing."""
+
+
+def parse_won(text: str) -> int:
+    """The first amount in a field's text, in 원: "3억 5천", "3억5천만원", "1,000만원", "3.5억",
+    "500,000원", "금 삼억오천만원정". The text is known to be money, so a bare number is 만원 ("50",
+    "35000"), as people write 보증금 and 월세. Raises AmountError when it holds none."""
+    text = normalize(text)
+    if _SPOKEN_AMOUNT.match(text):
+        return _words_won(text)
+    if found := _with_units(text):
+        return found[0].won
+    bare = _BARE.search(text)
+    value = _sub_manwon(bare["sub"]) if bare else None
+    if value is None:
+        raise AmountError(f"금액을 읽을 수 없습니다: {text!r}")
+    return round(value * MANWON)
+
+
+def _words_won(text: str) -> int:
+    """Numerals in words: '삼억오천만원' -> 350,000,000 (the inverse of `korean_amount_words`). Without
+    원 they follow the digits' habits: '오십' is 50만원 and '삼억오천' is 3억 5천만원."""
+    total, section, current, last_big = 0, 0, None, 0
+    for token in _SPOKEN_TOKEN.findall(text):
+        if token in SMALL_UNITS:
+            section += (current if current is not None else 1) * SMALL_UNITS[token]
+            current = None
+        elif token in BIG_UNITS:
+            total += (section + (current or 0) or 1) * BIG_UNITS[token]
+            section, current, last_big = 0, None, BIG_UNITS[token]
+        else:
+            current = DIGIT_WORDS.index(token)
+    tail = section + (current or 0)
+    if "원" not in text and last_big in (0, BIG_UNITS["억"]):
+        tail *= MANWON
+    return total + tail
+
+
+def korean_amount_words(won: int) -> str:
+    """350_000_000 -> '삼억오천만'. 일 is written before 만/억/조 (일억, 일만) as contracts do, so
+    nothing can be prefixed to the amount later; before 십/백/천 it is dropped, as Korean reads."""
+    if won < 0:
+        raise ValueError("금액은 0 이상이어야 합니다")
+    if won == 0:
+        return "영"
+    words = []
+    for unit_name, unit in (("조", 10**12), ("억", 10**8), ("만", 10**4), ("", 1)):
+        group, won = divmod(won, unit)
+        if group:
+            words.append(_group_words(group) + unit_name)
+    return "".join(words)
+
+
+def _group_words(group: int) -> str:
+    """A number below 10,000 in words: 3456 -> '삼천사백오십육', 1 -> '일'."""
+    words = []
+    for unit_name, unit in (("천", 1000), ("백", 100), ("십", 10)):
+        digit, group = divmod(group, unit)
+        if digit:
+            words.append(("" if digit == 1 else DIGIT_WORDS[digit]) + unit_name)
+    if group:
+        words.append(DIGIT_WORDS[group])
+    return "".join(words)
+
+
+def contract_amount(won: int) -> str:
+    """How the 표준계약서 writes a sum: '금 삼억오천만원정(₩350,000,000)'."""
+    return f"금 {korean_amount_words(won)}원정(₩{won:,})"
+
+
+# ---- writing money for people -------------------------------------------------------------------------
+
+
+def format_manwon(manwon: float) -> str:
+    """The one way money is written for a person (see the module's doc): 31500 -> '3억 1,500만원'."""
+    if manwon < 0:  # a loss: the sign in front, the amount read the usual way
+        return "-" + format_manwon(-manwon)
+    won = round(manwon * MANWON)
+    if won % MANWON and manwon < 100:  # a rent or fee with won in it
+        man, rest = divmod(won, MANWON)
+        return f"{man:,}만 {rest:,}원" if man else f"{rest:,}원"
+    eok, rest = divmod(round(manwon), EOK)
+    if eok and rest:
+        return f"{eok:,}억 {rest:,}만원"
+    return f"{eok:,}억원" if eok else f"{rest:,}만원"
+
+
+def format_won(won: int) -> str:
+    """An amount held in 원 written the same way: 350_000_000 -> '3억 5,000만원'."""
+    return format_manwon(won / MANWON)
