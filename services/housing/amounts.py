@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from services.housing.money import CHANGE_LINK, CHANGE_TO, CUT_BY, RAISE_BY, Money, find_money
+from services.housing.money import CHANGE_LINK, CHANGE_TO, CUT_BY, RAISE_BY, Money, find_money, format_manwon
 from services.housing.text import normalize, number
 
 Role = Literal[
@@ -216,6 +216,20 @@ def _bounds_of(amounts: list[Amount]) -> Bounds:
     if len(amounts) == 1:
         return Bounds(amounts[0].manwon, amounts[0].manwon)
     return Bounds()  # several unqualified amounts are a change or a comparison, not a range
+
+
+def bounds_text(deal_type: str | None, price: Bounds, monthly_rent: Bounds) -> str:
+    """The ranges asked, as a person reads them: "10억 이하", "보증금 1,000만원 이하, 월세 60만원 이하".
+    Beside a 월세 the price is named 보증금, so neither can be read as the other."""
+    named = deal_type == "monthly" or monthly_rent != Bounds()
+    parts = [("보증금 " if named else "", price), ("월세 ", monthly_rent)]
+    return ", ".join(name + _range_text(bounds) for name, bounds in parts if bounds != Bounds())
+
+
+def _range_text(b: Bounds) -> str:
+    if b.low is not None and b.high is not None:
+        return format_manwon(b.low) if b.low == b.high else f"{format_manwon(b.low)}~{format_manwon(b.high)}"
+    return f"{format_manwon(b.high)} 이하" if b.high is not None else f"{format_manwon(b.low)} 이상"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,14 @@ import re
 from typing import TypeVar
 
 from contracts.entities import DealType, PropertyType, QueryEntities
-from services.housing.amounts import given_figures, parse_percent, price_bounds, read_amounts
+from services.housing.amounts import (
+    Bounds,
+    bounds_text,
+    given_figures,
+    parse_percent,
+    price_bounds,
+    read_amounts,
+)
 from services.housing.area import parse_size
 from services.housing.dates import find_dates, parse_term_months
 from services.housing.places import Gazetteer, default_gazetteer
@@ -89,3 +96,10 @@ def extract_entities(query: str, gazetteer: Gazetteer | None = None) -> QueryEnt
         dates=find_dates(text),
         term_months=parse_term_months(text),
     )
+
+
+def asked_bounds_text(entities: QueryEntities) -> str:
+    """The price and rent ranges the entities ask for, in words: "보증금 1,000만원 이하, 월세 60만원 이하"."""
+    price = Bounds(entities.price_min_manwon, entities.price_max_manwon)
+    rent = Bounds(entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon)
+    return bounds_text(entities.deal_type, price, rent)

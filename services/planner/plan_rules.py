@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from contracts.entities import PropertyType, QueryEntities
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
-from services.housing.entities import extract_entities
+from services.housing.entities import asked_bounds_text, extract_entities
 from services.housing.money import format_manwon
 from services.housing.text import normalize
 from services.planner import followup
@@ -351,12 +351,7 @@ def _scope(entities: QueryEntities, with_deal: bool = True) -> str:
 
 
 def _price_text(entities: QueryEntities) -> str:
-    low, high = entities.price_min_manwon, entities.price_max_manwon
-    if low is not None and high is not None:
-        return format_manwon(low) if low == high else f"{format_manwon(low)}~{format_manwon(high)}"
-    if high is not None:
-        return f"{format_manwon(high)} 이하"
-    return f"{format_manwon(low)} 이상" if low is not None else ""
+    return asked_bounds_text(entities)  # names 보증금 and 월세 apart: never "월세 1,000만원 이하"
 
 
 def _words_in(pattern: str, text: str, sep: str) -> str:

@@ -25,7 +25,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.entities import QueryEntities
 from contracts.results import Figure, ListingRow, StepResult
-from services.housing.money import format_manwon
+from services.housing.amounts import Bounds, bounds_text
 from services.platform.team import StepWork
 
 SNAPSHOT_DATE = "2025-10-08"
@@ -359,15 +359,7 @@ def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> Ste
 
 def asked_prices(f: ListingFilters) -> str:
     """The price and rent bounds searched, as said: '보증금 1,000만원 이하, 월세 60만원 이하'."""
-    price_name = {"sale": "매매가", "jeonse": "전세금", "monthly": "보증금"}.get(f.deal_type or "", "가격")
-    parts = [(price_name, f.price_min, f.price_max), ("월세", f.rent_min, f.rent_max)]
-    return ", ".join(f"{name} {_range_text(low, high)}" for name, low, high in parts if low or high)
-
-
-def _range_text(low: int | None, high: int | None) -> str:
-    if low is not None and high is not None:
-        return format_manwon(low) if low == high else f"{format_manwon(low)}~{format_manwon(high)}"
-    return f"{format_manwon(high)} 이하" if high is not None else f"{format_manwon(low)} 이상"
+    return bounds_text(f.deal_type, Bounds(f.price_min, f.price_max), Bounds(f.rent_min, f.rent_max))
 
 
 def _sort_note(f: ListingFilters) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.housing.amounts import Bounds, given_figures, parse_percent, price_bounds, read_amounts
-from services.housing.entities import extract_entities
+from services.housing.entities import asked_bounds_text, extract_entities
 
 pytestmark = pytest.mark.unit
 
@@ -147,3 +147,17 @@ def test_the_ends_of_a_range_are_no_figures_given() -> None:
     e = extract_entities("월세 40~60 원룸")
     assert (e.monthly_rent_min_manwon, e.monthly_rent_max_manwon) == (40, 60)
     assert e.monthly_rent_manwon is None
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("역삼동 원룸 보증금 1000 이하 월세 60 이하로 찾아줘", "보증금 1,000만원 이하, 월세 60만원 이하"),
+        ("월세 원룸 보증금 500 이상", "보증금 500만원 이상"),  # never read as a rent
+        ("강남구 아파트 매매 10억 이하", "10억원 이하"),
+        ("5억~8억 아파트", "5억원~8억원"),
+        ("강남구 아파트 시세", ""),
+    ],
+)
+def test_the_ranges_asked_are_written_with_their_names(text: str, words: str) -> None:
+    assert asked_bounds_text(extract_entities(text)) == words
