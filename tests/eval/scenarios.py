@@ -37,7 +37,6 @@ from tests.eval.answers import EVAL_DATA, gather_bounded, read_jsonl
 from tests.eval.expectations import Conversation, Turn, check_conversation, document_ids
 
 TURN_TIMEOUT_S = float(os.environ.get("JIPSA_SCENARIO_TIMEOUT", "90"))
-ENDINGS = {"final_response", "error", "input_request"}
 APPROVAL_REQUESTS = {"interrupt_request"}
 SESSION_RETRIES = 6  # a gateway with its per-address session limit on answers 429 with Retry-After
 DEFAULT_SET = EVAL_DATA / "scenarios.jsonl"
@@ -132,7 +131,8 @@ class Player:
         except TimeoutError:
             turn.problems.append(f"no answer within {TURN_TIMEOUT_S:g} s")
         except websockets.ConnectionClosed as closed:
-            turn.problems.append(f"connection closed by the server (code {closed.code})")
+            code = closed.rcvd.code if closed.rcvd else "none"
+            turn.problems.append(f"connection closed by the server (code {code})")
         if turn.final is not None and turn.run_id:
             self.finished_runs.add(turn.run_id)
         return turn
