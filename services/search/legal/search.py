@@ -114,6 +114,7 @@ class LegalIndex:
             if weights[f] and vw
         ]
         self._prior = np.array([self._article_prior(a) for a in self.articles])
+        self._by_id = {a.article_id: a for a in self.articles}
         self._by_number: dict[tuple[str, str], list[int]] = {}
         for i, a in enumerate(self.articles):
             if not a.is_supplementary and not a.is_future_version:
@@ -131,6 +132,10 @@ class LegalIndex:
             filled = dict(zip(missing, analysed, strict=True))
             complete[f] = [t if t is not None else filled[i] for i, t in enumerate(given)]
         return complete
+
+    def article(self, article_id: str) -> Article | None:
+        """An article by its corpus id (주택임대차보호법/제7조), in the version in force."""
+        return self._by_id.get(article_id)
 
     def attach_dense(self, dense: DenseIndex) -> None:
         """Corpus embeddings, once computed (a background task at start): from then on questions are

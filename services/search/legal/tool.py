@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from contracts import search as published
 from contracts.results import StepResult
 from contracts.values import Citation
-from services.housing.statutes import quote
+from services.housing.statute_answers import StatuteAnswer, answer_for
+from services.housing.statutes import paragraphs, quote, rule_text
 from services.platform.team import StepFailure, StepWork
 from services.search.legal.search import LegalFilters, LegalHit, LegalIndex
 
@@ -32,7 +33,7 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
     vector = await ctx.legal.query_vector(query)  # None without an embedding endpoint
     # A few ms of numpy and Kiwi, off the loop all the same: never let a slow analysis stall the bus.
     hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs), LIMIT, vector)
-    return legal_result(hits)
+    return legal_result(hits, answer_for(step.query), ctx.legal)
 
 
 # The planner's task names the legal topic in the statute's own words ("주택임대차보호법 차임·보증금 증액
@@ -62,18 +63,48 @@ def filters_from(inputs: dict[str, Any]) -> LegalFilters:
     )
 
 
-def legal_result(hits: list[LegalHit]) -> StepResult:
-    """The articles that answer, the best first: its headline quotes the sentence of the top article that
-    says most about the question, and every citation carries the 항 and the sentence it rests on."""
-    if not hits:
-        return StepResult(headline="관련 법령 조문을 찾지 못했습니다", data={"legal_hits": []})
+def legal_result(
+    hits: list[LegalHit], answer: StatuteAnswer | None = None, index: LegalIndex | None = None
+) -> StepResult:
+    """The articles that answer, the best first. When the question asks about a subject the rule book
+    answers (services/housing/statute_answers.py), its sentence leads and its articles are cited first,
+    at their paragraphs; otherwise the headline quotes the sentence of the top article that says most
+    about the question. Every citation carries the 항 and the sentence it rests on."""
     citations = [citation(h) for h in hits]
+    grounds = _grounds(answer, index) if answer and index else []
+    if grounds:
+        cited = {c.article_id for c in grounds}
+        citations = grounds + [c for c in citations if c.article_id not in cited]
+    if not citations:
+        return StepResult(headline="관련 법령 조문을 찾지 못했습니다", data={"legal_hits": []})
     top = citations[0]
     return StepResult(
-        headline=f"{top.reference}에 따르면 “{top.quote}”",
-        citations=citations,
+        headline=answer.says if grounds and answer else f"{top.reference}에 따르면 “{top.quote}”",
+        citations=citations[: LIMIT + len(grounds)],
         data={"legal_hits": [published_hit(h).model_dump(mode="json") for h in hits]},
     )
+
+
+def _grounds(answer: StatuteAnswer, index: LegalIndex) -> list[Citation]:
+    """The answer's articles, each once, quoted at the first paragraph the answer names."""
+    found: dict[str, Citation] = {}
+    for ref in answer.articles:
+        article = index.article(ref.article_id)
+        if article is None or ref.article_id in found:
+            continue
+        text = paragraphs(rule_text(article.body)).get(ref.paragraph, article.body)
+        said = quote(text, ())
+        found[ref.article_id] = Citation(
+            article_id=article.article_id,
+            law=article.law_title,
+            article=article.article_number,
+            title=article.article_title,
+            text=text,
+            enforcement_date=date.fromisoformat(article.enforcement_date),
+            paragraph=ref.paragraph,
+            quote=said.text,
+        )
+    return list(found.values())
 
 
 def published_hit(hit: LegalHit) -> published.LegalHit:

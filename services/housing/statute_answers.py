@@ -1,0 +1,59 @@
+"""What the core articles say, in one sentence a person understands (infra/seed/rules/statute_answers.toml).
+
+A legal question in rules mode would otherwise be answered by quoting the best-matching article, which
+is the right law but rarely a sentence that answers ("제6조① 임대인이 … 기간에 … 통지하지 아니한 경우에는
+…"). For the subjects people ask about most, the rule book holds the answer as the articles put it, with
+the articles and paragraphs it rests on; the legal search leads with it when the question asks about its
+subject.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+RULES = Path(__file__).resolve().parents[2] / "infra" / "seed" / "rules" / "statute_answers.toml"
+
+
+@dataclass(frozen=True)
+class ArticleRef:
+    article_id: str
+    paragraph: int  # 0: the article has no numbered paragraphs
+
+
+@dataclass(frozen=True)
+class StatuteAnswer:
+    subject: str
+    asks: re.Pattern[str]
+    says: str
+    articles: tuple[ArticleRef, ...]
+
+
+@cache
+def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
+    with path.open("rb") as source:
+        book = tomllib.load(source)
+    return tuple(
+        StatuteAnswer(
+            subject=row["subject"],
+            asks=re.compile(row["asks"], re.IGNORECASE),
+            says=row["says"],
+            articles=tuple(_ref(ref) for ref in row["articles"]),
+        )
+        for row in book["answer"]
+    )
+
+
+def answer_for(question: str, book: tuple[StatuteAnswer, ...] | None = None) -> StatuteAnswer | None:
+    """The answer whose subject the question asks about, the one named first when several are."""
+    answers = book or statute_answers()
+    found = [(m.start(), i) for i, a in enumerate(answers) if (m := a.asks.search(question))]
+    return answers[min(found)[1]] if found else None
+
+
+def _ref(text: str) -> ArticleRef:
+    article_id, _, paragraph = text.partition("#")
+    return ArticleRef(article_id, int(paragraph or 0))

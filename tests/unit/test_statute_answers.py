@@ -1,0 +1,45 @@
+"""The rule book of what core articles say: every sentence rests on articles that exist, at paragraphs
+they have, and questions about a subject (in words the book was not written from) find it."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.housing.statute_answers import answer_for, statute_answers
+from services.housing.statutes import articles_in_force, paragraphs
+
+pytestmark = pytest.mark.unit
+
+
+def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> None:
+    articles = {a.article_id: a for a in articles_in_force()}
+    for answer in statute_answers():
+        for ref in answer.articles:
+            assert ref.article_id in articles, (answer.subject, ref)
+            assert ref.paragraph in paragraphs(articles[ref.article_id].text), (answer.subject, ref)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("원룸 1년만 계약하면 1년 뒤에 나가야 하나요?", "임대차 최소 기간"),
+        ("집주인이 만기 때 아무 말 없었는데 그럼 계약이 어떻게 되는 거예요", "묵시적 갱신"),
+        ("갱신요구권 쓰면 몇 년 더 살 수 있어요?", "계약갱신요구권"),
+        ("집주인 아들이 들어와 산다고 나가래요", "실거주를 이유로 한 갱신 거절"),
+        ("전입신고 했는데 언제부터 효력 있어요", "대항력"),
+        ("만기 지났는데 전세금을 못 돌려받고 있어요", "보증금을 돌려받지 못할 때"),
+        ("월세 인상 한도가 몇 %예요?", "증액 상한"),
+        ("반전세로 바꾸는데 월세로 돌리면 얼마까지 받을 수 있나요", "전월세 전환율"),
+        ("소액임차인은 얼마까지 보호돼요?", "최우선변제"),
+        ("복비 말고 수고비를 더 달라는데 줘야 돼요?", "중개사의 금지행위"),
+        ("월세 계약하면 신고해야 하나요?", "주택 임대차 신고"),
+    ],
+)
+def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str) -> None:
+    found = answer_for(question)
+    assert found is not None and found.subject == subject
+
+
+@pytest.mark.parametrize("question", ["강남구 아파트 전세 시세 알려줘", "디딤돌 대출 금리", "안녕하세요"])
+def test_other_questions_find_none(question: str) -> None:
+    assert answer_for(question) is None
