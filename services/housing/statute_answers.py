@@ -1,4 +1,4 @@
-"""What the core articles say, in one sentence a person understands (infra/seed/rules/statute_answers.toml).
+"""What the core articles say, in one sentence a person understands (infra/seed/legal/answers.toml).
 
 A legal question in rules mode would otherwise be answered by quoting the best-matching article, which
 is the right law but rarely a sentence that answers ("제6조① 임대인이 … 기간에 … 통지하지 아니한 경우에는
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-RULES = Path(__file__).resolve().parents[2] / "infra" / "seed" / "rules" / "statute_answers.toml"
+RULES = Path(__file__).resolve().parents[2] / "infra" / "seed" / "legal" / "answers.toml"
 
 
 @dataclass(frozen=True)
