@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.supervisor import ResponseReady
 from contracts.values import Citation, DocumentRef, IntentType
+from services.housing.money import format_manwon
 from services.supervisor.run import RunState, StepState
 
 EXAMPLES = (
@@ -193,10 +194,17 @@ def _grounds(citations: list[Citation]) -> list[str]:
 def _figures_table(figures: list[Figure]) -> str:
     rows = ["| 항목 | 값 | 근거 |", "|---|---|---|"]
     for f in figures:
-        value = f"{_number(f.value)}{' ' + f.unit if f.unit else ''}"
+        value = _figure_value(f)
         basis = " · ".join(x for x in (f.basis, f.source) if x)
         rows.append(f"| {f.label} | {value} | {basis} |")
     return "\n".join(rows)
+
+
+def _figure_value(f: Figure) -> str:
+    """Money in the product's one format (3억 1,500만원); other figures with their unit."""
+    if f.unit == "만원" and isinstance(f.value, int | float):
+        return format_manwon(f.value)
+    return f"{_number(f.value)}{' ' + f.unit if f.unit else ''}"
 
 
 def _listings_table(listings: list[ListingRow]) -> str:

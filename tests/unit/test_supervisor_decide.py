@@ -238,7 +238,7 @@ def test_a_response_copies_only_what_the_steps_produced() -> None:
     decision = run.decide()
     response: ResponseReady = compose(decision.state)
     assert [c.article_id for c in response.citations] == ["주택임대차보호법/제7조"]
-    assert response.metadata["figures"][0]["value"] == 80000 and "80,000 만원" in response.answer
+    assert response.metadata["figures"][0]["value"] == 80000 and "8억원" in response.answer
     assert not isinstance(response, (RunCancelled, PlanApprovalRequested, StepRetried))
 
 
