@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from tests.eval.answers import EVAL_DATA, LegalScore, PlanningScore, legal_scores, planning_scores
+from tests.eval.answers import EVAL_DATA, LegalScore, legal_scores, planning_scores
+from tests.eval.planning import QuestionResult
 from tests.eval.scenarios import ScenarioResult, run_scenarios
 from tests.eval.system import ask, running_system
 
@@ -38,7 +39,7 @@ def legal_rows(scores: Sequence[LegalScore]) -> list[tuple[str, str]]:
     ]
 
 
-def planning_rows(scores: Sequence[PlanningScore]) -> list[tuple[str, str]]:
+def planning_rows(scores: Sequence[QuestionResult]) -> list[tuple[str, str]]:
     return [
         ("planning: intent as labelled", share(scores, lambda s: s.intent_ok)),
         ("planning: expected teams in the plan", share(scores, lambda s: s.teams_ok)),
@@ -50,7 +51,7 @@ def scenario_rows(label: str, results: Sequence[ScenarioResult]) -> list[tuple[s
 
 
 def details(
-    legal: Sequence[LegalScore], planning: Sequence[PlanningScore], scenarios: Sequence[ScenarioResult]
+    legal: Sequence[LegalScore], planning: Sequence[QuestionResult], scenarios: Sequence[ScenarioResult]
 ) -> Iterator[str]:
     for s in legal:
         if s.status != "unanswerable" and not (s.planned_legal and s.law_ok and s.article_lenient):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.eval.citations import cited
+from tests.eval.planning import QuestionResult
 from tests.eval.system import Answer
 
 EVAL_DATA = Path(__file__).resolve().parents[1] / "data" / "eval"
@@ -43,24 +44,6 @@ class LegalScore:
     law_ok: bool
     article_strict: bool
     article_lenient: bool
-
-
-@dataclass(frozen=True)
-class PlanningScore:
-    id: str
-    query: str
-    expected_intent: str
-    intent: str | None
-    expected_teams: frozenset[str]
-    teams: frozenset[str]
-
-    @property
-    def intent_ok(self) -> bool:
-        return self.intent == self.expected_intent
-
-    @property
-    def teams_ok(self) -> bool:
-        return self.expected_teams <= self.teams
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -110,14 +93,14 @@ def searched_statutes(events: list[dict[str, Any]]) -> bool:
     return False
 
 
-async def planning_scores(ask: Ask) -> list[PlanningScore]:
-    async def score(row: dict[str, Any]) -> PlanningScore:
+async def planning_scores(ask: Ask) -> list[QuestionResult]:
+    async def score(row: dict[str, Any]) -> QuestionResult:
         answer = await ask(row["query"])
-        return PlanningScore(
+        return QuestionResult(
             id=row["id"],
             query=row["query"],
             expected_intent=row["expected_intent"],
-            intent=answer.intent,
+            intent=answer.intent or "",
             expected_teams=frozenset(row["expected_teams"]),
             teams=frozenset(answer.teams),
         )
