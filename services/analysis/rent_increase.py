@@ -41,16 +41,30 @@ def split_amounts(case: Case) -> tuple[list[float], list[float]]:
     return [a for a in amounts if a > RENT_CEILING_MANWON], [a for a in amounts if a <= RENT_CEILING_MANWON]
 
 
+_CURRENT = {"보증금": "deposit_manwon", "월차임": "monthly_rent_manwon"}
+_ASKED = {"보증금": "requested_deposit_manwon", "월차임": "requested_monthly_rent_manwon"}
+# Step inputs (a run's answers) name them as the input form does; the entities' role fields follow.
+_CURRENT_KEYS = {
+    "보증금": ("current_deposit_manwon", _CURRENT["보증금"]),
+    "월차임": ("current_monthly_rent_manwon", _CURRENT["월차임"]),
+}
+_ASKED_KEYS = {
+    "보증금": ("asked_deposit_manwon", _ASKED["보증금"]),
+    "월차임": ("asked_monthly_rent_manwon", _ASKED["월차임"]),
+}
+
+
 def increases(case: Case) -> list[Increase]:
     deposits, rents = split_amounts(case)
     percent = case.number("percent")
     found = []
-    for what, values, keys in (
-        ("보증금", deposits, ("current_deposit_manwon", "asked_deposit_manwon")),
-        ("월차임", rents, ("current_monthly_rent_manwon", "asked_monthly_rent_manwon")),
-    ):
-        current = case.number(keys[0]) or (values[0] if values else None)
-        asked = case.number(keys[1]) or (values[1] if len(values) > 1 else None)
+    # The amounts by role the person gave (QueryEntities: deposit_manwon, requested_deposit_manwon …)
+    # come first; the order of the amounts is the fallback for a step without them.
+    by_role = any(case.number(key) for key in (*_CURRENT.values(), *_ASKED.values()))
+    for what, values in (("보증금", deposits), ("월차임", rents)):
+        fallback = [] if by_role else values
+        current = case.number(*_CURRENT_KEYS[what]) or (fallback[0] if fallback else None)
+        asked = case.number(*_ASKED_KEYS[what]) or (fallback[1] if len(fallback) > 1 else None)
         if current and asked is None and percent is not None:
             asked = current * (1 + percent / 100)
         if current:
@@ -92,8 +106,12 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
             basis=f"({_n(inc.asked)} − {_n(inc.current)}) ÷ {_n(inc.current)} × 100",
         ),
     )
+    raise_by = inc.asked - inc.current
     if ratio <= cap + 1e-9:
-        return figures, [f"요구한 {inc.what} 인상률 {ratio:.2%}는 5% 상한 이내입니다."]
+        return figures, [
+            f"요구한 {won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%} 이내라 요구할 수 있으며, "
+            f"{inc.what}은 최대 {won_text(legal_max)}까지 올릴 수 있습니다."
+        ]
     excess = inc.asked - legal_max
     figures.append(
         Figure(
@@ -104,8 +122,8 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
         )
     )
     return figures, [
-        f"요구한 {inc.what} 인상률 {ratio:.2%}는 5% 상한을 "
-        f"넘습니다: 갱신 시 법정 최대는 {won_text(legal_max)}, "
+        f"{won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%}를 넘어 요구할 수 없고, {inc.what}은 "
+        f"최대 {won_text(legal_max)}({won_text(legal_max - inc.current)} 인상)까지입니다. "
         f"초과분 {won_text(excess)}은 거절할 수 있습니다."
     ]
 

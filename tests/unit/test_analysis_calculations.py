@@ -10,6 +10,7 @@ from services.analysis.market import market_analysis, percentile_of
 from services.analysis.rent_increase import rent_increase
 from services.analysis.rulebook import CORPUS, RuleBook
 from services.analysis.statutes import StatuteBook
+from services.housing.entities import extract_entities
 
 pytestmark = pytest.mark.unit
 RULES = RuleBook.load()
@@ -26,11 +27,21 @@ def test_a_jeonse_increase_above_five_percent_is_flagged_with_the_legal_maximum(
     assert figure(result, "요구 인상률").value == 16.67
     assert figure(result, "법정 상한 보증금").value == 31500
     assert figure(result, "상한 초과분").value == 3500
-    assert "넘습니다" in result.headline
+    assert "요구할 수 없고" in result.headline and "최대 3억 1,500만원" in result.headline
     cited = {c.article_id for c in result.citations}
     assert {"주택임대차보호법/제7조", "주택임대차보호법_시행령/제8조", "주택임대차보호법/제6조의3"} <= cited
     seventh = next(c for c in result.citations if c.article_id == "주택임대차보호법/제7조")
     assert "20분의 1의 금액을 초과하지 못한다" in seventh.text
+
+
+def test_an_increase_by_an_amount_is_read_from_the_roles_the_person_gave() -> None:
+    # "3억인데 4천 올려달래요": 4,000 / 30,000 = 13.3% > 5% (제7조②, 시행령 제8조①): at most 31,500.
+    query = "전세 3억인데 집주인이 4천 올려달래요, 되나요?"
+    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    result = rent_increase(Case(query, entities), RULES.lease, STATUTES)
+    assert figure(result, "요구 인상률").value == 13.33
+    assert result.headline.startswith("4,000만원 인상(13.3%)은 법정 상한 5%를 넘어 요구할 수 없고")
+    assert "최대 3억 1,500만원(1,500만원 인상)" in result.headline
 
 
 def test_an_increase_of_exactly_five_percent_is_within_the_cap() -> None:

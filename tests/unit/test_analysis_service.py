@@ -32,7 +32,7 @@ async def test_a_rent_increase_step_records_its_decision() -> None:
     out = await service.analyse(step("전세금 3억인데 3억 5천으로 올려달래요", ["rent_increase"]), LIBRARY)
     (decision,) = out.tool_decisions
     assert decision.selected_tools == ["rent_increase"] and decision.outcome == "ok"
-    assert decision.step_id == "a1" and "16.67%" in out.summary
+    assert decision.step_id == "a1" and "16.7%" in out.summary
 
 
 async def test_a_failing_tool_is_isolated(monkeypatch: pytest.MonkeyPatch) -> None:
