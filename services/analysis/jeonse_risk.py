@@ -27,6 +27,18 @@ def deposit_and_debt(case: Case) -> tuple[float | None, float]:
     return deposit, debt
 
 
+def _basis_named(case: Case, deposit: float, debt: float, value: float) -> str:
+    """Which figures the ratio divides, said first: the person's own outrank the data's."""
+    stated = case.number("market_value_manwon", "sale_price_manwon") is not None
+    price = (
+        f"말씀하신 매매가 {won_text(value)}"
+        if stated
+        else f"매물 자료의 매매 호가 기준 시세 {won_text(value)}"
+    )
+    debt_text = f"와 선순위 채권 {won_text(debt)}" if debt else ""
+    return f"{price}에 보증금 {won_text(deposit)}{debt_text}이면"
+
+
 def jeonse_risk(case: Case, rules: JeonseRiskRules, statutes: StatuteBook) -> StepResult:
     deposit, debt = deposit_and_debt(case)
     market = case.market_value("sale")
@@ -88,7 +100,8 @@ def jeonse_risk(case: Case, rules: JeonseRiskRules, statutes: StatuteBook) -> St
             "선순위 근저당 등 채권을 알려 주지 않아 0원으로 계산했습니다: 등기부등본 을구를 확인하세요."
         )
     return StepResult(
-        headline=f"전세가율(부채 포함) {ratio:.1%}: '{band.label}' 구간입니다.",
+        headline=f"{_basis_named(case, deposit, debt, value)} 전세가율은 {ratio:.1%}로 "
+        f"'{band.label}' 구간입니다.",
         findings=findings + steps,
         figures=figures,
         citations=citations,

@@ -204,3 +204,14 @@ def test_the_market_value_comes_from_the_search_steps_published_market_stats() -
     case = Case("전세 8억 위험?", {}, {}, {"search-market": search})
     value, basis = case.market_value("sale")
     assert value == 178750 and "search-market" in basis
+
+
+def test_jeonse_ratio_divides_the_prices_the_person_gave_and_says_so() -> None:
+    # 36,000 / 40,000 = 90%: the top band of infra/seed/rules/jeonse_risk.toml (80% and above).
+    query = "매매 4억 아파트에 전세 3억6천이면 위험한가요?"
+    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    result = jeonse_risk(Case(query, entities), RULES.jeonse_risk, STATUTES)
+    assert (
+        result.headline
+        == "말씀하신 매매가 4억원에 보증금 3억 6,000만원이면 전세가율은 90.0%로 '매우 위험' 구간입니다."
+    )
