@@ -128,6 +128,15 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
     ]
 
 
+def converted_deposit(case: Case) -> float | None:
+    """The part of the deposit a question turns into monthly rent (전월세 전환), in 만원."""
+    converted = case.number("convert_deposit_manwon")
+    if converted is None and _CONVERSION_WORDS.search(case.query):
+        deposits, _ = split_amounts(case)
+        converted = deposits[-1] - deposits[0] if len(deposits) > 1 else (deposits[0] if deposits else None)
+    return converted if converted and converted > 0 else None
+
+
 def conversion_figures(case: Case, rules: LeaseRules) -> list[Figure]:
     """전월세 전환율 상한, and the monthly rent for a deposit converted to rent when one is asked about."""
     rate, base = rules.conversion_rate, rules.base_rate
@@ -141,11 +150,8 @@ def conversion_figures(case: Case, rules: LeaseRules) -> list[Figure]:
             source=f"기준금리 {base.effective_date} 기준, {base.source}",
         )
     ]
-    converted = case.number("convert_deposit_manwon")
-    if converted is None and _CONVERSION_WORDS.search(case.query):
-        deposits, _ = split_amounts(case)
-        converted = deposits[-1] - deposits[0] if len(deposits) > 1 else (deposits[0] if deposits else None)
-    if converted and converted > 0:
+    converted = converted_deposit(case)
+    if converted:
         monthly = converted * rate / 12
         figures.append(
             Figure(
@@ -202,9 +208,17 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
         "주장할 수 있습니다. 이에 어긋나 임차인에게 불리한 약정은 무효입니다.",
     ]
     asked = [f for f, inc in zip(findings, found, strict=False) if inc.asked is not None]
-    headline = (
-        (asked or findings)[0] if found else "현재 보증금·차임을 알려 주시면 인상 한도를 계산해 드립니다."
-    )
+    converted = converted_deposit(case)
+    if converted and not asked:  # "보증금 1억을 월세로 돌리면 얼마?": the conversion is the answer
+        rate = rules.conversion_rate
+        headline = (
+            f"보증금 {won_text(converted)}을 월세로 전환하면 법정 전환율 상한 {rate:.1%} 기준 "
+            f"월 {won_text(converted * rate / 12)}까지 받을 수 있습니다."
+        )
+    else:
+        headline = (
+            (asked or findings)[0] if found else "현재 보증금·차임을 알려 주시면 인상 한도를 계산해 드립니다."
+        )
     questions = [] if found else [Question(field="current_deposit_manwon", label="현재 보증금(또는 월차임)")]
     return StepResult(
         headline=headline,

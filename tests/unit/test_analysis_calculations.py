@@ -215,3 +215,12 @@ def test_jeonse_ratio_divides_the_prices_the_person_gave_and_says_so() -> None:
         result.headline
         == "말씀하신 매매가 4억원에 보증금 3억 6,000만원이면 전세가율은 90.0%로 '매우 위험' 구간입니다."
     )
+
+
+def test_a_deposit_turned_into_rent_is_answered_at_the_legal_conversion_rate() -> None:
+    # 제7조의2, 시행령 제9조: min(10%, 기준금리 2.5% + 2%p) = 4.5%; 10,000만원 × 4.5% ÷ 12 = 37.5만원.
+    query = "보증금 1억을 월세로 돌리면 월세 얼마예요?"
+    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    result = rent_increase(Case(query, entities), RULES.lease, STATUTES)
+    assert figure(result, "전환 시 월차임 상한").value == 37.5
+    assert result.headline.startswith("보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준 월 37만 5,000원")
