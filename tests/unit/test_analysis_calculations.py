@@ -223,4 +223,5 @@ def test_a_deposit_turned_into_rent_is_answered_at_the_legal_conversion_rate() -
     entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
     result = rent_increase(Case(query, entities), RULES.lease, STATUTES)
     assert figure(result, "전환 시 월차임 상한").value == 37.5
-    assert result.headline.startswith("보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준 월 37만 5,000원")
+    assert result.headline.startswith("보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준")
+    assert "월 37만 5,000원까지" in result.headline
