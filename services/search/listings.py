@@ -18,7 +18,9 @@ minutes to the asked station when one was; otherwise by household count (big com
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 from psycopg_pool import AsyncConnectionPool
@@ -26,6 +28,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.entities import QueryEntities
 from contracts.results import Figure, ListingRow, StepResult
 from services.housing.amounts import Bounds, bounds_text
+from services.housing.places import default_gazetteer
 from services.platform.team import StepWork
 
 SNAPSHOT_DATE = "2025-10-08"
@@ -375,3 +378,99 @@ async def listing_search(ctx: SearchContext, step: StepWork) -> StepResult:
     f = filters_from_step(step)
     total, rows = await fetch_listings(ctx.pool, f)
     return listing_result(f, total, rows)
+
+
+# --- a complex named in the question -------------------------------------------------------------
+
+# What may follow a complex's name for it to be the name and not part of a longer word ("테헤란로" is
+# a road, not the complex 테헤란): nothing, a non-letter, a particle or a housing word.
+_AFTER_NAME = (
+    r"(?=$|[^가-힣A-Za-z0-9]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|쪽|근처|주변|아파트|오피스텔|단지"
+    r"|매매|전세|월세|단기|시세|호가|가격|실거래|값|몇)"
+)
+MIN_NAME_ALONE = 3  # a shorter name (현대, 우성, 장미, 정원) means a complex only beside its 동 or 구
+
+
+@dataclass(frozen=True)
+class NamedComplex:
+    """A complex the question names, with its asking ranges (만원; 월세: 만원 a month) and listing counts."""
+
+    complex_id: str
+    name: str
+    property_type: str
+    gu: str
+    dong: str
+    households: int | None
+    ranges: dict[str, tuple[int | None, int | None]]  # deal type -> (lowest ask, highest ask)
+    listings: dict[str, int]  # deal type -> listings on the day
+
+
+def compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+@lru_cache(maxsize=1)
+def _place_names() -> frozenset[str]:
+    """Names that are places before they are complexes (a complex called 역삼 or 서초 is not meant by
+    "역삼 전세"): the gazetteer's 구, 동 and stations, with and without their suffix."""
+    g = default_gazetteer()
+    full = {*g.gu, *g.dong_gu, *g.stations}
+    return frozenset(full | {name[:-1] for name in full})
+
+
+def _named_in(text: str, name: str) -> bool:
+    """`name` is written in `text` as a word of its own, spaces inside it ignored ("잠실 엘스")."""
+    chars = r"\s*".join(re.escape(c) for c in compact(name))
+    return re.search(rf"(?<![가-힣A-Za-z0-9]){chars}{_AFTER_NAME}", text) is not None
+
+
+def pick_named_complex(text: str, candidates: list[NamedComplex], f: ListingFilters) -> NamedComplex | None:
+    """The complex the question names: its exact name (spacing aside) written as a word, not a place
+    name, in the places the question also names if any; the longest name wins ("래미안대치팰리스"
+    over "래미안"), then the biggest complex among namesakes."""
+
+    def fits(c: NamedComplex) -> bool:
+        in_places = (not f.gu or c.gu in f.gu) and (not f.dong or c.dong in f.dong)
+        placed = bool(f.gu or f.dong) and in_places
+        short_ok = len(compact(c.name)) >= MIN_NAME_ALONE or placed
+        return compact(c.name) not in _place_names() and in_places and short_ok and _named_in(text, c.name)
+
+    found = [c for c in candidates if fits(c)]
+    if not found:
+        return None
+    return max(found, key=lambda c: (len(compact(c.name)), c.households or 0))
+
+
+_RANGE_COLUMNS = {
+    "sale": ("sale_min_manwon", "sale_max_manwon"),
+    "jeonse": ("jeonse_min_manwon", "jeonse_max_manwon"),
+    "monthly": ("monthly_rent_min_manwon", "monthly_rent_max_manwon"),
+}
+
+
+async def find_named_complex(pool: AsyncConnectionPool, text: str, f: ListingFilters) -> NamedComplex | None:
+    """The complex named in the question's text, read from the `complexes` read model."""
+    if not compact(text):
+        return None
+    ranges = ", ".join(col for pair in _RANGE_COLUMNS.values() for col in pair)
+    counts = ", ".join(f"{d}_listing_count" for d in DEAL_KO)
+    sql = (
+        f"SELECT complex_id, name, property_type, gu, dong, household_count, {ranges}, {counts}"
+        " FROM complexes WHERE strpos(%(text)s, replace(name, ' ', '')) > 0"
+    )
+    async with pool.connection() as conn:
+        rows = await (await conn.execute(sql, {"text": compact(text)})).fetchall()
+    return pick_named_complex(text, [_named_complex(r) for r in rows], f)
+
+
+def _named_complex(r: dict[str, Any]) -> NamedComplex:
+    return NamedComplex(
+        complex_id=r["complex_id"],
+        name=r["name"],
+        property_type=r["property_type"],
+        gu=r["gu"],
+        dong=r["dong"],
+        households=r["household_count"],
+        ranges={deal: (r[lo], r[hi]) for deal, (lo, hi) in _RANGE_COLUMNS.items()},
+        listings={deal: r[f"{deal}_listing_count"] or 0 for deal in DEAL_KO},
+    )

@@ -11,6 +11,10 @@ search (overlap of the complex's area range).
 One sample per complex (asking) or per deal (contract):
 - asking price of a complex = the midpoint of its [min, max] range for the deal type (월세: of its
   monthly rent range); of a one-room listing = its deposit (전세) or monthly rent (월세, 단기);
+- lowest and highest ask of a region (최저·최고 호가) are the ends of the complexes' ranges: the least
+  `min` and the greatest `max`, so a person asking how far prices go sees both ends; the median is of
+  the midpoints and is labelled so ("호가 범위 중간값의 중앙값"). For a contract or a one-room, its
+  price is both ends;
 - area of a complex = `area_rep_m2` (the portal's representative type), else the midpoint of its area
   range; price per 평 = price / (area / 3.3058); a sample is put in the size band of that area, so
   the bands partition the sample.
@@ -38,11 +42,14 @@ from services.search.listings import (
     ONE_ROOM_AREA,
     SNAPSHOT_DATE,
     SNAPSHOT_SOURCE,
+    TYPE_KO,
     ListingFilters,
+    NamedComplex,
     SearchContext,
     complex_where,
     describe,
     filters_from_step,
+    find_named_complex,
     one_room_where,
 )
 
@@ -61,6 +68,16 @@ class Sample:
     station: str | None
     price: float
     area_m2: float | None
+    low: float | None = None  # the lowest ask of a complex's range; None: the price is both ends
+    high: float | None = None
+
+    @property
+    def lowest(self) -> float:
+        return self.price if self.low is None else self.low
+
+    @property
+    def highest(self) -> float:
+        return self.price if self.high is None else self.high
 
 
 def representative_price(lo: float | None, hi: float | None) -> float | None:
@@ -83,13 +100,15 @@ def price_per_pyeong(price: float, area_m2: float | None) -> float | None:
 
 
 def summarise(samples: list[Sample]) -> PriceSummary:
+    """min / max: the lowest and highest price asked or paid (ends of ranges); median: of the samples'
+    prices (a complex's is its midpoint)."""
     prices = [s.price for s in samples]
     per_pyeong = [p for s in samples if (p := price_per_pyeong(s.price, s.area_m2)) is not None]
     return PriceSummary(
         count=len(prices),
-        min=min(prices),
+        min=min(s.lowest for s in samples),
         median=statistics.median(prices),
-        max=max(prices),
+        max=max(s.highest for s in samples),
         per_pyeong_median=round(statistics.median(per_pyeong), 1) if per_pyeong else None,
     )
 
@@ -184,6 +203,8 @@ def _complex_sample(r: dict[str, Any]) -> Sample:
         station=r["subway_station"],
         price=representative_price(r["lo"], r["hi"]),  # type: ignore[arg-type]  # filtered IS NOT NULL
         area_m2=representative_area(r["area_rep_m2"], r["area_min_m2"], r["area_max_m2"]),
+        low=r["lo"] if r["lo"] is not None else r["hi"],
+        high=r["hi"] if r["hi"] is not None else r["lo"],
     )
 
 
@@ -280,7 +301,10 @@ def asking_stats(f: ListingFilters, samples: list[Sample]) -> MarketStats:
         source=SNAPSHOT_SOURCE,
         deal_type=f.deal_type or "sale",
         scope=describe(f),
-        price_rule="단지별 호가 범위(최저·최고)의 중간값; 원룸은 매물의 보증금(전세) 또는 월세",
+        price_rule=(
+            "최저·최고 호가는 단지 호가 범위의 끝값(최저의 최소, 최고의 최대), 중앙값은 단지별 호가 범위"
+            " 중간값의 중앙값; 원룸은 매물의 보증금(전세) 또는 월세"
+        ),
         area_rule="단지 대표 공급면적(area_rep_m2), 없으면 공급면적 범위의 중간값",
         regions=regions(f, samples, lambda s: s.sample_id),
     )
@@ -300,9 +324,26 @@ def contract_stats(f: ListingFilters, found: ContractSamples) -> MarketStats:
     )
 
 
+@dataclass(frozen=True)
+class FigureNames:
+    """What the low, middle and high figures of a basis are called, so each says what it is."""
+
+    lowest: str
+    median: str
+    highest: str
+    price: str  # the prices as a whole: 호가 or 실거래가
+
+
+FIGURE_NAMES = {
+    "asking": FigureNames("최저 호가", "호가 범위 중간값의 중앙값", "최고 호가", "호가"),
+    "contract": FigureNames("최저 실거래가", "실거래가 중앙값", "최고 실거래가", "실거래가"),
+}
+
+
 def market_result(stats: MarketStats) -> StepResult:
     deal = DEAL_KO.get(stats.deal_type, stats.deal_type)
     unit = "만원/월" if stats.deal_type in ("monthly", "short_term") else "만원"
+    names = FIGURE_NAMES[stats.basis]
     if not stats.regions:
         return StepResult(
             headline=f"{stats.scope}: 가격 자료가 있는 곳이 없습니다.",
@@ -310,20 +351,44 @@ def market_result(stats: MarketStats) -> StepResult:
             data={"market_stats": stats.model_dump(mode="json")},
         )
     figures = [fig for r in stats.regions for fig in _region_figures(stats, r, deal, unit)]
-    findings = [_basis_note(stats), *(_region_sentence(r, deal, unit) for r in stats.regions)]
+    findings = [_basis_note(stats), *(_region_sentence(stats, r, deal) for r in stats.regions)]
     if len(stats.regions) >= 2:
         figures.append(_comparison_figure(stats, deal, unit))
-        findings.append(_comparison_sentence(stats.regions[0], stats.regions[1], deal))
-    first = stats.regions[0]
-    headline = f"{stats.scope} {'실거래가' if stats.basis == 'contract' else '호가'} " + (
-        f"중앙값 {format_manwon(round(first.stats.median))}" if len(stats.regions) == 1 else "지역 비교"
-    )
+        findings.append(_comparison_sentence(stats.regions[0], stats.regions[1], deal, names))
     return StepResult(
-        headline=headline,
+        headline=_market_headline(stats),
         findings=findings,
         figures=figures,
         data={"market_stats": stats.model_dump(mode="json")},
     )
+
+
+def _market_headline(stats: MarketStats) -> str:
+    """The answer first: how many places and both ends of the prices; the median after them."""
+    names = FIGURE_NAMES[stats.basis]
+    if len(stats.regions) >= 2:
+        ends = ", ".join(
+            f"{r.region} {_money(stats, r.stats.min)}~{_money(stats, r.stats.max)}" for r in stats.regions
+        )
+        return f"{stats.scope} {names.price} 지역 비교: {ends}."
+    (r,) = stats.regions
+    return (
+        f"{stats.scope} {names.price}는 {_counted(stats, r)} {names.lowest} {_money(stats, r.stats.min)}부터 "
+        f"{names.highest} {_money(stats, r.stats.max)}까지입니다"
+        f" ({names.median} {_money(stats, r.stats.median)})."
+    )
+
+
+def _money(stats: MarketStats, manwon: float) -> str:
+    text = format_manwon(round(manwon))
+    return f"월 {text}" if stats.deal_type in ("monthly", "short_term") else text
+
+
+def _counted(stats: MarketStats, r: RegionMarket) -> str:
+    """What the sample counts: deals (and the complexes behind them), complexes, or listings."""
+    if stats.basis == "contract":
+        return f"거래 {r.stats.count:,}건({r.places:,}곳) 중"
+    return f"{r.places:,}곳 중"
 
 
 def _basis_note(stats: MarketStats) -> str:
@@ -334,11 +399,13 @@ def _basis_note(stats: MarketStats) -> str:
         )
     return (
         f"{SNAPSHOT_DATE} 매물 스냅샷의 호가(요청 가격) 범위이며 실제 계약가격(실거래가)이 아닙니다. "
-        "단지 가격은 호가 범위의 중간값, 평당 가격은 대표 공급면적 기준입니다."
+        "최저·최고 호가는 단지 호가 범위의 끝값, 중앙값은 단지별 호가 범위 중간값의 중앙값, "
+        "평당 가격은 대표 공급면적 기준입니다."
     )
 
 
 def _region_figures(stats: MarketStats, r: RegionMarket, deal: str, unit: str) -> list[Figure]:
+    names = FIGURE_NAMES[stats.basis]
     basis = f"{r.stats.count}개 표본; {stats.price_rule}"
     label = f"{r.region} {deal}"
     figs = [
@@ -349,9 +416,14 @@ def _region_figures(stats: MarketStats, r: RegionMarket, deal: str, unit: str) -
             basis=stats.price_rule,
             source=stats.source,
         ),
-        Figure(label=f"{label} 최저", value=r.stats.min, unit=unit, basis=basis, source=stats.source),
-        Figure(label=f"{label} 중앙값", value=r.stats.median, unit=unit, basis=basis, source=stats.source),
-        Figure(label=f"{label} 최고", value=r.stats.max, unit=unit, basis=basis, source=stats.source),
+        *(
+            Figure(label=f"{label} {name}", value=value, unit=unit, basis=basis, source=stats.source)
+            for name, value in (
+                (names.lowest, r.stats.min),
+                (names.median, r.stats.median),
+                (names.highest, r.stats.max),
+            )
+        ),
     ]
     if r.stats.per_pyeong_median is not None:
         figs.append(
@@ -366,30 +438,35 @@ def _region_figures(stats: MarketStats, r: RegionMarket, deal: str, unit: str) -
     return figs
 
 
-def _region_sentence(r: RegionMarket, deal: str, unit: str) -> str:
+def _region_sentence(stats: MarketStats, r: RegionMarket, deal: str) -> str:
+    names = FIGURE_NAMES[stats.basis]
     s = r.stats
     return (
-        f"{r.region} {deal}: {r.places}곳 표본 {s.count}개, 최저 {s.min:,.0f} / 중앙값 {s.median:,.0f} / "
-        f"최고 {s.max:,.0f} {unit}."
+        f"{r.region} {deal}: {r.places}곳 표본 {s.count}개, {names.lowest} {_money(stats, s.min)} / "
+        f"{names.highest} {_money(stats, s.max)} / {names.median} {_money(stats, s.median)}."
     )
 
 
 def _comparison_figure(stats: MarketStats, deal: str, unit: str) -> Figure:
     a, b = stats.regions[0], stats.regions[1]
+    median = FIGURE_NAMES[stats.basis].median
     return Figure(
-        label=f"{a.region} − {b.region} {deal} 중앙값 차이",
+        label=f"{a.region} − {b.region} {deal} {median} 차이",
         value=a.stats.median - b.stats.median,
         unit=unit,
-        basis=f"{a.region} 중앙값 {a.stats.median:,.0f} − {b.region} 중앙값 {b.stats.median:,.0f}",
+        basis=f"{a.region} {a.stats.median:,.0f} − {b.region} {b.stats.median:,.0f} ({median})",
         source=stats.source,
     )
 
 
-def _comparison_sentence(a: RegionMarket, b: RegionMarket, deal: str) -> str:
+def _comparison_sentence(a: RegionMarket, b: RegionMarket, deal: str, names: FigureNames) -> str:
     diff = a.stats.median - b.stats.median
     pct = diff / b.stats.median * 100
     side = "높습니다" if diff > 0 else "낮습니다" if diff < 0 else "같습니다"
-    return f"{deal} 중앙값은 {a.region}이(가) {b.region}보다 {abs(diff):,.0f}만원({abs(pct):.1f}%) {side}."
+    return (
+        f"{deal} {names.median}은 {a.region}이(가) {b.region}보다 "
+        f"{abs(diff):,.0f}만원({abs(pct):.1f}%) {side}."
+    )
 
 
 async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
@@ -403,7 +480,12 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
         f = replace(f, deal_type="sale")
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
     months = int(step.inputs.get("window_months") or DEFAULT_WINDOW_MONTHS)
+    named = await find_named_complex(ctx.pool, step.query, f)
+    if named is not None:
+        f = around_complex(f, named)
     result = market_result(await _stats_for(ctx, f, months))
+    if named is not None:
+        result = with_complex_first(result, named, f.deal_type or "sale")
     also = [d for d in step.inputs.get("also_deal_types", []) if d in DEAL_KO and d != f.deal_type]
     for deal_type in also:
         # The asked price bounds belong to the asked deal type (8억 of 전세 says nothing of 매매 prices).
@@ -430,3 +512,71 @@ async def _stats_for(ctx: SearchContext, f: ListingFilters, months: int) -> Mark
     if found is not None:
         return contract_stats(f, found)
     return asking_stats(f, await asking_samples(ctx.pool, f))
+
+
+# --- a complex named in the question -------------------------------------------------------------
+
+
+def around_complex(f: ListingFilters, c: NamedComplex) -> ListingFilters:
+    """The statistics shown beside a named complex: of its 동 and type, unless the question named
+    places or types of its own (then those, as asked)."""
+    if f.gu or f.dong or f.stations:
+        return f
+    return replace(f, gu=(c.gu,), dong=(c.dong,), property_types=f.property_types or (c.property_type,))
+
+
+def complex_headline(c: NamedComplex, deal_type: str) -> str:
+    """The complex's own asking range for the deal type, with where it is and its size:
+    '헬리오시티(송파구 가락동 아파트, 9,510세대) 전세 호가는 6억 9,000만원부터 26억 5,000만원까지입니다…'"""
+    lo, hi = c.ranges.get(deal_type, (None, None))
+    deal = DEAL_KO.get(deal_type, deal_type)
+    households = f", {c.households:,}세대" if c.households else ""
+    who = f"{c.name}({c.gu} {c.dong} {TYPE_KO.get(c.property_type, c.property_type)}{households}) {deal}"
+    count = c.listings.get(deal_type, 0)
+    if lo is None and hi is None:
+        listed = f"매물 {count}건이 있으나 호가는 없습니다" if count else "매물이 없습니다"
+        return f"{who}: {SNAPSHOT_DATE} 스냅샷에 {listed}."
+    monthly = deal_type == "monthly"
+    ask = (lambda v: f"월 {format_manwon(v)}") if monthly else format_manwon
+    what = "월세 호가(보증금 별도)" if monthly else "호가"
+    if lo is None or hi is None or lo == hi:
+        return f"{who} {what}는 {ask(lo if lo is not None else hi)}입니다(매물 {count}건)."
+    return f"{who} {what}는 {ask(lo)}부터 {ask(hi)}까지입니다(매물 {count}건)."
+
+
+def complex_figures(c: NamedComplex, deal_type: str) -> list[Figure]:
+    lo, hi = c.ranges.get(deal_type, (None, None))
+    unit = "만원/월" if deal_type == "monthly" else "만원"
+    label = f"{c.name} {DEAL_KO.get(deal_type, deal_type)}"
+    basis = f"{c.name}({c.gu} {c.dong}) 매물 {c.listings.get(deal_type, 0)}건의 호가 범위"
+    return [
+        Figure(label=f"{label} {name}", value=v, unit=unit, basis=basis, source=SNAPSHOT_SOURCE)
+        for name, v in (("최저 호가", lo), ("최고 호가", hi))
+        if v is not None
+    ]
+
+
+def with_complex_first(result: StepResult, c: NamedComplex, deal_type: str) -> StepResult:
+    """The complex's own range is the answer; the statistics around it follow as context."""
+    return result.model_copy(
+        update={
+            "headline": complex_headline(c, deal_type),
+            "findings": [f"비교: {result.headline}", *result.findings],
+            "figures": [*complex_figures(c, deal_type), *result.figures],
+            "data": {
+                **result.data,
+                "named_complex": {
+                    "complex_id": c.complex_id,
+                    "name": c.name,
+                    "gu": c.gu,
+                    "dong": c.dong,
+                    "property_type": c.property_type,
+                    "households": c.households,
+                    "deal_type": deal_type,
+                    "lowest_ask_manwon": c.ranges.get(deal_type, (None, None))[0],
+                    "highest_ask_manwon": c.ranges.get(deal_type, (None, None))[1],
+                    "listings": c.listings.get(deal_type, 0),
+                },
+            },
+        }
+    )

@@ -46,6 +46,14 @@ def midpoints(gu: str, kind: str, deal: str) -> list[float]:
     ]
 
 
+def ask_ends(rows: list[dict[str, str]], deal: str) -> tuple[int, int]:
+    """Independent: the lowest and highest ask over complexes' ranges (min of mins, max of maxes)."""
+    priced = [r for r in rows if r[f"{deal}_min_manwon"]]
+    return min(int(r[f"{deal}_min_manwon"]) for r in priced), max(
+        int(r[f"{deal}_max_manwon"]) for r in priced
+    )
+
+
 def figure(result: Any, label: str) -> float:
     return next(f.value for f in result.figures if f.label == label)
 
@@ -126,12 +134,14 @@ async def test_station_walk_and_one_rooms(ctx: Ctx) -> None:
 
 async def test_market_asking_figures_match_the_csv(ctx: Ctx) -> None:
     prices = midpoints("강남구", "apartment", "jeonse")
+    rows = [r for r in read_csv("complexes.csv") if r["gu"] == "강남구" and r["property_type"] == "apartment"]
+    lowest, highest = ask_ends(rows, "jeonse")
     ents = {"gu": ["강남구"], "property_types": ["apartment"], "deal_type": "jeonse"}
     result = await market_stats(ctx, step(ents))
     assert figure(result, "강남구 전세 표본 수") == len(prices)
-    assert figure(result, "강남구 전세 최저") == min(prices)
-    assert figure(result, "강남구 전세 중앙값") == statistics.median(prices)
-    assert figure(result, "강남구 전세 최고") == max(prices)
+    assert figure(result, "강남구 전세 최저 호가") == lowest
+    assert figure(result, "강남구 전세 호가 범위 중간값의 중앙값") == statistics.median(prices)
+    assert figure(result, "강남구 전세 최고 호가") == highest
     assert all("2025-10-08" in f.source for f in result.figures)
     assert any("실거래가가 아닙니다" in f or "실거래가)이 아닙니다" in f for f in result.findings)
     stats = result.data["market_stats"]
@@ -154,7 +164,7 @@ async def test_a_jeonse_search_for_a_risk_analysis_also_brings_sale_prices(ctx: 
     assert sale["regions"][0]["stats"]["median"] == statistics.median(
         midpoints("송파구", "apartment", "sale")
     )
-    assert figure(result, "송파구 매매 중앙값") == sale["regions"][0]["stats"]["median"]
+    assert figure(result, "송파구 매매 호가 범위 중간값의 중앙값") == sale["regions"][0]["stats"]["median"]
 
 
 async def test_market_compares_two_gu(ctx: Ctx) -> None:
@@ -164,8 +174,42 @@ async def test_market_compares_two_gu(ctx: Ctx) -> None:
     regions = result.data["market_stats"]["regions"]
     assert [r["region"] for r in regions] == ["강남구", "서초구"]
     assert regions[1]["stats"]["median"] == statistics.median(seocho)
-    diff = figure(result, "강남구 − 서초구 전세 중앙값 차이")
+    diff = figure(result, "강남구 − 서초구 전세 호가 범위 중간값의 중앙값 차이")
     assert diff == statistics.median(gangnam) - statistics.median(seocho)
+
+
+async def test_a_dong_answers_with_its_count_and_both_ends_of_the_asks(ctx: Ctx) -> None:
+    """문정동 오피스텔 전세 (a dev scenario): 10 complexes, asks from 1억 8,000만원 to 6억 5,000만원."""
+    rows = [
+        r
+        for r in read_csv("complexes.csv")
+        if r["dong"] == "문정동" and r["property_type"] == "officetel" and int(r["jeonse_listing_count"] or 0)
+    ]
+    assert (len(rows), *ask_ends(rows, "jeonse")) == (10, 18000, 65000)
+    ents = {"dong": ["문정동"], "property_types": ["officetel"], "deal_type": "jeonse"}
+    result = await market_stats(ctx, step(ents, query="문정동 오피스텔 전세 시세 알려줘"))
+    assert result.headline.startswith(
+        "문정동 오피스텔 전세 호가는 10곳 중 최저 호가 1억 8,000만원부터 최고 호가 6억 5,000만원까지입니다"
+    )
+    assert figure(result, "문정동 전세 최저 호가") == 18000
+    assert figure(result, "문정동 전세 최고 호가") == 65000
+
+
+async def test_a_named_complex_is_answered_with_its_own_range_first(ctx: Ctx) -> None:
+    """헬리오시티 (complex 111515, a dev scenario): 전세 asks from 6억 9,000만원 to 26억 5,000만원; the
+    statistics of its 동 follow, not those of three whole districts."""
+    query = "헬리오시티 전세 호가 얼마부터 얼마까지 나와있어요?"
+    result = await market_stats(ctx, step({"deal_type": "jeonse"}, query=query))
+    assert result.headline == (
+        "헬리오시티(송파구 가락동 아파트, 9,510세대) 전세 호가는 6억 9,000만원부터 26억 5,000만원까지입니다"
+        "(매물 601건)."
+    )
+    assert (figure(result, "헬리오시티 전세 최저 호가"), figure(result, "헬리오시티 전세 최고 호가")) == (
+        69000,
+        265000,
+    )
+    assert result.data["market_stats"]["scope"] == "송파구 가락동 아파트 전세"
+    assert result.findings[0].startswith("비교: 송파구 가락동 아파트 전세 호가는")
 
 
 SALE_HEADER = (
@@ -247,7 +291,11 @@ async def test_molit_import_then_market_uses_contract_prices(ctx: Ctx, tmp_path:
     assert stats["basis"] == "contract"
     # the window is the 12 months up to the latest deal (2025-06-02): the 2023 deal and the cancelled one drop
     window = [152000, 171500, 180000]
-    assert figure(result, "송파구 매매 중앙값") == statistics.median(window)
+    assert figure(result, "송파구 매매 실거래가 중앙값") == statistics.median(window)
+    assert (figure(result, "송파구 매매 최저 실거래가"), figure(result, "송파구 매매 최고 실거래가")) == (
+        min(window),
+        max(window),
+    )
     assert figure(result, "송파구 매매 표본 수") == len(window)
     assert all(f.source.startswith("국토교통부 실거래가") for f in result.figures)
     assert any("실거래가(계약가격) 기준" in f for f in result.findings)
@@ -315,8 +363,8 @@ async def test_molit_lease_import_feeds_jeonse_and_monthly(ctx: Ctx, tmp_path: P
     assert (report.imported, report.matched, report.skipped) == (2, 2, {"unknown 전월세구분: 반반": 1})
     jeonse = await market_stats(ctx, step({"dong": [c["dong"]], "deal_type": "jeonse"}))
     assert jeonse.data["market_stats"]["basis"] == "contract"
-    assert figure(jeonse, f"{c['dong']} 전세 중앙값") == 95000
+    assert figure(jeonse, f"{c['dong']} 전세 실거래가 중앙값") == 95000
     monthly = await market_stats(ctx, step({"dong": [c["dong"]], "deal_type": "monthly"}))
-    assert figure(monthly, f"{c['dong']} 월세 중앙값") == 150
+    assert figure(monthly, f"{c['dong']} 월세 실거래가 중앙값") == 150
     banded = await market_stats(ctx, step({"dong": [c["dong"]], "deal_type": "jeonse", "size_min_m2": 99.17}))
     assert banded.data["market_stats"]["basis"] == "asking"  # 실거래가 areas are 전용: bands use the snapshot

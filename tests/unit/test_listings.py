@@ -9,6 +9,7 @@ from services.housing.area import PYEONG_M2
 from services.housing.entities import extract_entities
 from services.search.listings import (
     ListingFilters,
+    NamedComplex,
     build_listing_query,
     complex_where,
     filters_from,
@@ -16,6 +17,7 @@ from services.search.listings import (
     one_room_where,
     order_by,
     parse_entities,
+    pick_named_complex,
 )
 
 pytestmark = pytest.mark.unit
@@ -123,3 +125,41 @@ def test_a_one_room_question_bounds_the_deposit_and_the_monthly_rent_apart() -> 
     assert "deposit_manwon <= %(price_hi)s" in rooms.clauses and rooms.params["price_hi"] == 1000
     assert "monthly_rent_manwon <= %(rent_hi)s" in rooms.clauses and rooms.params["rent_hi"] == 60
     assert listing_result(f, 0, []).findings[0] == "검색 조건: 보증금 1,000만원 이하, 월세 60만원 이하"
+
+
+def a_complex(name: str, dong: str = "가락동", gu: str = "송파구", households: int = 100) -> NamedComplex:
+    return NamedComplex(name, name, "apartment", gu, dong, households, {}, {})
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "named"),
+    [
+        ("헬리오시티 전세 호가 얼마부터 얼마까지 나와있어요?", ListingFilters(), "헬리오시티"),
+        ("잠실 엘스 전세 요즘 얼마예요", ListingFilters(), "잠실엘스"),  # spacing aside
+        ("래미안대치팰리스 매매 호가 범위", ListingFilters(), "래미안대치팰리스"),  # longest name
+        ("테헤란로 오피스텔 시세", ListingFilters(), None),  # 테헤란 is part of a road's name here
+        ("역삼 전세 시세", ListingFilters(), None),  # a complex called 역삼 is not meant: the 동 is
+        ("우성 아파트 전세", ListingFilters(), None),  # a short name alone is too common a word
+        ("대치동 우성 아파트 전세", ListingFilters(dong=("대치동",)), "우성"),
+        ("강남구 헬리오시티 전세", ListingFilters(gu=("강남구",)), None),  # not in the place named
+    ],
+)
+def test_a_complex_is_named_by_its_whole_name_as_a_word(
+    question: str, asked: ListingFilters, named: str | None
+) -> None:
+    candidates = [
+        a_complex("헬리오시티"),
+        a_complex("잠실엘스", dong="잠실동"),
+        a_complex("래미안", dong="대치동", gu="강남구"),
+        a_complex("래미안대치팰리스", dong="대치동", gu="강남구"),
+        a_complex("테헤란", dong="역삼동", gu="강남구"),
+        a_complex("역삼", dong="역삼동", gu="강남구"),
+        a_complex("우성", dong="대치동", gu="강남구"),
+    ]
+    found = pick_named_complex(question, candidates, asked)
+    assert (found.name if found else None) == named
+
+
+def test_among_namesakes_the_biggest_complex_is_meant() -> None:
+    small, big = a_complex("신동아", households=120), a_complex("신동아", dong="방이동", households=900)
+    assert pick_named_complex("신동아 전세 시세", [small, big], ListingFilters()) == big

@@ -8,12 +8,14 @@ from datetime import date
 import pytest
 
 from services.housing.area import PYEONG_M2
-from services.search.listings import ListingFilters
+from services.search.listings import ListingFilters, NamedComplex
 from services.search.market import (
     MarketStats,
     Sample,
     _months_before,
+    around_complex,
     asking_stats,
+    complex_headline,
     contract_query,
     contract_usable,
     market_result,
@@ -21,6 +23,7 @@ from services.search.market import (
     representative_price,
     size_band,
     summarise,
+    with_complex_first,
 )
 
 pytestmark = pytest.mark.unit
@@ -68,9 +71,12 @@ def test_two_gu_are_compared_in_the_order_asked() -> None:
     assert stats.regions[0].stats.median == 200
     assert [g.key for g in stats.regions[0].by_dong] == ["반포동", "역삼동"]
     result = market_result(stats)
-    diff = next(f for f in result.figures if f.label == "서초구 − 강남구 전세 중앙값 차이")
+    diff = next(f for f in result.figures if f.label == "서초구 − 강남구 전세 호가 범위 중간값의 중앙값 차이")
     assert diff.value == 100
     assert any("서초구이(가) 강남구보다 100만원(100.0%) 높습니다" in x for x in result.findings)
+    assert result.headline == (
+        "서초구 강남구 아파트·오피스텔 전세 호가 지역 비교: 서초구 100만원~300만원, 강남구 100만원~100만원."
+    )
 
 
 def test_asking_figures_say_snapshot_not_contract() -> None:
@@ -111,3 +117,83 @@ def test_contract_query_filters_kind_place_type_and_rent() -> None:
 def test_window_start_matches_postgres_month_arithmetic() -> None:
     assert _months_before(date(2025, 6, 2), 12) == date(2024, 6, 2)
     assert _months_before(date(2024, 3, 31), 1) == date(2024, 2, 29)
+
+
+def complex_sample(i: int, low: float, high: float, dong: str = "문정동") -> Sample:
+    return Sample(str(i), "송파구", dong, None, (low + high) / 2, 40.0, low=low, high=high)
+
+
+def test_lowest_and_highest_ask_are_the_ends_of_the_ranges_not_of_the_midpoints() -> None:
+    """Three complexes asking 1.8억~3억, 2억~6.5억 and 2.5억~3억: the asks go from 1.8억 to 6.5억; the
+    midpoints (2.4억, 4.25억, 2.75억) give only the median, 2.75억."""
+    samples = [
+        complex_sample(1, 18000, 30000),
+        complex_sample(2, 20000, 65000),
+        complex_sample(3, 25000, 30000),
+    ]
+    s = summarise(samples)
+    assert (s.count, s.min, s.median, s.max) == (3, 18000, 27500, 65000)
+
+
+def test_a_dong_headline_gives_the_count_and_both_ends_and_labels_the_median() -> None:
+    f = ListingFilters(dong=("문정동",), property_types=("officetel",), deal_type="jeonse")
+    samples = [
+        complex_sample(1, 18000, 30000),
+        complex_sample(2, 20000, 65000),
+        complex_sample(3, 25000, 30000),
+    ]
+    result = market_result(asking_stats(f, samples))
+    assert result.headline == (
+        "문정동 오피스텔 전세 호가는 3곳 중 최저 호가 1억 8,000만원부터 최고 호가 6억 5,000만원까지입니다"
+        " (호가 범위 중간값의 중앙값 2억 7,500만원)."
+    )
+    labels = {f.label: f.value for f in result.figures}
+    assert labels["문정동 전세 최저 호가"] == 18000 and labels["문정동 전세 최고 호가"] == 65000
+    assert labels["문정동 전세 호가 범위 중간값의 중앙값"] == 27500
+    assert set(labels) == {
+        "문정동 전세 표본 수",
+        "문정동 전세 최저 호가",
+        "문정동 전세 호가 범위 중간값의 중앙값",
+        "문정동 전세 최고 호가",
+        "문정동 전세 평당 가격 중앙값",
+    }
+
+
+HELIO = NamedComplex(
+    complex_id="111515",
+    name="헬리오시티",
+    property_type="apartment",
+    gu="송파구",
+    dong="가락동",
+    households=9510,
+    ranges={"sale": (170000, 550000), "jeonse": (69000, 265000), "monthly": (30, 700)},
+    listings={"sale": 880, "jeonse": 601, "monthly": 675, "short_term": 21},
+)
+
+
+def test_a_named_complex_is_answered_with_its_own_range() -> None:
+    assert complex_headline(HELIO, "jeonse") == (
+        "헬리오시티(송파구 가락동 아파트, 9,510세대) 전세 호가는 6억 9,000만원부터 26억 5,000만원까지입니다"
+        "(매물 601건)."
+    )
+    assert complex_headline(HELIO, "monthly").endswith(
+        "월세 월세 호가(보증금 별도)는 월 30만원부터 월 700만원까지입니다(매물 675건)."
+    )
+    assert "호가는 없습니다" in complex_headline(HELIO, "short_term")
+
+
+def test_the_complex_comes_first_and_the_statistics_of_its_dong_after() -> None:
+    f = around_complex(ListingFilters(deal_type="jeonse"), HELIO)
+    assert (f.gu, f.dong, f.property_types) == (("송파구",), ("가락동",), ("apartment",))
+    asked = ListingFilters(gu=("강남구",), deal_type="jeonse")
+    assert around_complex(asked, HELIO) == asked  # places the person named stay as asked
+    district = market_result(asking_stats(f, [complex_sample(1, 50000, 90000, dong="가락동")]))
+    result = with_complex_first(district, HELIO, "jeonse")
+    assert result.headline.startswith("헬리오시티(송파구 가락동")
+    assert result.findings[0] == f"비교: {district.headline}"
+    assert [(x.label, x.value) for x in result.figures[:2]] == [
+        ("헬리오시티 전세 최저 호가", 69000),
+        ("헬리오시티 전세 최고 호가", 265000),
+    ]
+    assert result.data["named_complex"]["lowest_ask_manwon"] == 69000
+    assert result.data["market_stats"] == district.data["market_stats"]
