@@ -538,7 +538,7 @@ def complex_headline(c: NamedComplex, deal_type: str) -> str:
         return f"{who}: {SNAPSHOT_DATE} 스냅샷에 {listed}."
     monthly = deal_type == "monthly"
     ask = (lambda v: f"월 {format_manwon(v)}") if monthly else format_manwon
-    what = "월세 호가(보증금 별도)" if monthly else "호가"
+    what = "호가(보증금 별도)" if monthly else "호가"
     if lo is None or hi is None or lo == hi:
         return f"{who} {what}는 {ask(lo if lo is not None else hi)}입니다(매물 {count}건)."
     return f"{who} {what}는 {ask(lo)}부터 {ask(hi)}까지입니다(매물 {count}건)."

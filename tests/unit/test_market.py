@@ -176,8 +176,9 @@ def test_a_named_complex_is_answered_with_its_own_range() -> None:
         "헬리오시티(송파구 가락동 아파트, 9,510세대) 전세 호가는 6억 9,000만원부터 26억 5,000만원까지입니다"
         "(매물 601건)."
     )
-    assert complex_headline(HELIO, "monthly").endswith(
-        "월세 월세 호가(보증금 별도)는 월 30만원부터 월 700만원까지입니다(매물 675건)."
+    assert complex_headline(HELIO, "monthly") == (
+        "헬리오시티(송파구 가락동 아파트, 9,510세대) 월세 호가(보증금 별도)는 "
+        "월 30만원부터 월 700만원까지입니다(매물 675건)."
     )
     assert "호가는 없습니다" in complex_headline(HELIO, "short_term")
 
