@@ -70,7 +70,7 @@ class QueryEntities(Frozen):
     )
     requested_deposit_manwon: int | None = Field(
         default=None,
-        description="the deposit after a requested change: 3억인데 4천 올려달래요 -> 34000; 3억을 3억 5천으로 -> 35000",
+        description="the deposit after a requested change (3억인데 4천 올려 -> 34000)",
     )
     requested_monthly_rent_manwon: int | None = Field(
         default=None, description="the monthly rent after a requested change (월세 50을 60으로 -> 60), 만원"
