@@ -37,12 +37,14 @@ class RunRequests:
             return await self._append(envelope.model_copy(update={"trace": telemetry.trace_context_now()}))
 
     async def answer_plan(self, session_id: str, frame: InterruptResponseFrame) -> Recorded:
-        await self.first_event(session_id, frame.run_id)
-        asked = await self.reads.latest_of_run(frame.run_id, PlanApprovalRequested.event_type)
+        run_id = frame.run_id or _the_one(
+            await self.reads.runs_awaiting_approval(session_id), "a plan waiting for approval"
+        )
+        frame = frame.model_copy(update={"run_id": run_id})
+        await self.first_event(session_id, run_id)
+        asked = await self.reads.latest_of_run(run_id, PlanApprovalRequested.event_type)
         if asked is None:
-            raise FrameError(
-                "not_awaiting_approval", f"run {frame.run_id!r} has no plan waiting for approval"
-            )
+            raise FrameError("not_awaiting_approval", f"run {run_id!r} has no plan waiting for approval")
         return await self._append(person_events.plan_answered(frame, session_id, asked.envelope))
 
     async def answer_input(self, session_id: str, frame: InputResponseFrame) -> Recorded:
@@ -56,7 +58,10 @@ class RunRequests:
         return await self._append(person_events.input_provided(frame, session_id, asked.envelope))
 
     async def skip(self, session_id: str, frame: TodoSkipFrame) -> Recorded:
-        cause = await self.first_event(session_id, frame.run_id)
+        holding = await self.reads.runs_holding_todo(session_id, frame.todo_id) if not frame.run_id else []
+        run_id = frame.run_id or _the_one(holding, f"an unfinished todo {frame.todo_id!r}")
+        frame = frame.model_copy(update={"run_id": run_id})
+        cause = await self.first_event(session_id, run_id)
         return await self._append(person_events.skip_requested(frame, session_id, cause))
 
     async def cancel(self, session_id: str, run_id: str, reason: str | None = None) -> Recorded:
@@ -73,3 +78,13 @@ class RunRequests:
     async def _append(self, envelope: Envelope) -> Recorded:
         (recorded,) = await self.store.append([envelope])
         return recorded
+
+
+def _the_one(run_ids: list[str], what: str) -> str:
+    """The run a frame without run_id means: the only candidate, else an error that names them."""
+    if len(run_ids) == 1:
+        return run_ids[0]
+    if not run_ids:
+        raise FrameError("no_such_run", f"no run of this session has {what}")
+    named = ", ".join(run_ids[:10])
+    raise FrameError("ambiguous_run", f"several runs have {what}; send run_id, one of: {named}")

@@ -32,7 +32,7 @@ class InterruptResponseFrame(Frame):
     """The person's answer to `interrupt_request`; `modify` carries the edited todos."""
 
     type: Literal["interrupt_response"]
-    run_id: RunId
+    run_id: RunId | None = None  # the seed's protocol omits it: the session's one waiting run is meant
     action: Literal["approve", "modify", "reject"]
     modified_todos: list[dict[str, Any]] | None = Field(default=None, max_length=50)
     reason: str | None = Field(default=None, max_length=500)
@@ -40,7 +40,7 @@ class InterruptResponseFrame(Frame):
 
 class TodoSkipFrame(Frame):
     type: Literal["todo_skip"]
-    run_id: RunId
+    run_id: RunId | None = None  # the seed's protocol omits it: the session's run holding the todo is meant
     todo_id: str = Field(min_length=1, max_length=64)
 
 

@@ -77,6 +77,28 @@ class Reads:
         )
         return recorded(rows[0]) if rows else None
 
+    async def runs_awaiting_approval(self, session_id: str) -> list[str]:
+        """The session's runs whose plan waits for the person's answer (asked, not yet answered or ended)."""
+        rows = await self._all(
+            "SELECT a.correlation_id AS run_id FROM events a WHERE a.metadata->>'session_id' = %s"
+            " AND a.event_type = 'PlanApprovalRequested' AND NOT EXISTS (SELECT 1 FROM events b"
+            "  WHERE b.correlation_id = a.correlation_id AND b.position > a.position AND b.event_type IN"
+            "  ('PlanApproved', 'PlanRejected', 'RunCancelled', 'RunFailed', 'ResponseReady'))"
+            " ORDER BY a.position",
+            (session_id,),
+        )
+        return [r["run_id"] for r in rows]
+
+    async def runs_holding_todo(self, session_id: str, todo_id: str) -> list[str]:
+        """The session's unfinished runs with a todo (step) of this id not yet settled."""
+        rows = await self._all(
+            "SELECT t.run_id FROM todo_steps t JOIN session_runs s ON s.run_id = t.run_id"
+            " WHERE s.session_id = %s AND t.step_id = %s AND t.status IN ('pending', 'in_progress')"
+            " ORDER BY s.created_at",
+            (session_id, todo_id),
+        )
+        return [r["run_id"] for r in rows]
+
     async def facts(self, records: Iterable[Recorded]) -> dict[str, RunFacts]:
         """What the message mapping needs beyond the events, for every run among `records`."""
         run_ids = sorted({r.envelope.correlation_id for r in records})

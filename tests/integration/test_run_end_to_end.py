@@ -152,3 +152,39 @@ async def test_a_person_edits_or_rejects_the_plan_before_anything_runs(store, in
             assert rejected["run_id"] == asked["run_id"] and rejected["response"]["type"] == "guidance"
     events = [r.envelope.event_type for r in await store.read_stream(f"run-{asked['run_id']}")]
     assert "StepStarted" not in events and events[-1] == "PlanRejected"
+
+
+async def test_a_client_speaking_the_seed_protocol_literally_approves_rejects_and_skips(store, infra) -> None:
+    """DESIGN.md section 6 as written: interrupt_response and todo_skip carry no run_id; the gateway acts
+    on the session's one waiting run (or the run holding the todo), and names the runs when it cannot."""
+    async with jipsa(store, infra) as gateway:
+        session_id, token = await new_session(gateway)
+        async with connected(gateway, session_id, token) as client:
+            await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
+            asked = await client.until_type("interrupt_request", timeout=60)
+            await client.send({"type": "interrupt_response", "action": "approve"})
+            answered = await client.until_type("final_response", timeout=90)
+            assert answered["run_id"] == asked["run_id"] and answered["response"]["type"] == "answer"
+
+            await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
+            first = await client.until_type("interrupt_request", timeout=60)
+            await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
+            second = await client.until_type("interrupt_request", timeout=60)
+            await client.send({"type": "interrupt_response", "action": "reject"})
+            refused = await client.until_type("error", timeout=15)
+            assert refused["code"] == "ambiguous_run"
+            assert first["run_id"] in refused["message"] and second["run_id"] in refused["message"]
+            await client.send({"type": "interrupt_response", "run_id": first["run_id"], "action": "reject"})
+            await client.until(final_of(first["run_id"]), 30)
+            await client.send({"type": "interrupt_response", "action": "reject"})  # one left: no run_id
+            await client.until(final_of(second["run_id"]), 30)
+
+            await client.send({"type": "todo_skip", "todo_id": "no-such-step"})
+            assert (await client.until_type("error", timeout=15))["code"] == "no_such_run"
+    for run in (first, second):
+        events = [r.envelope.event_type for r in await store.read_stream(f"run-{run['run_id']}")]
+        assert "StepStarted" not in events and events[-1] == "PlanRejected"
+
+
+def final_of(run_id: str):
+    return lambda m: m["type"] == "final_response" and m["run_id"] == run_id

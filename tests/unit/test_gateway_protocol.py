@@ -58,7 +58,7 @@ def test_valid_frames_parse_to_their_models() -> None:
         ({"type": "query", "query": " \n "}, "invalid_frame"),
         ({"type": "query", "query": "가" * (MAX_QUERY_CHARS + 1)}, "invalid_frame"),
         ({"type": "query", "query": ["a"]}, "invalid_frame"),
-        ({"type": "interrupt_response", "action": "approve"}, "invalid_frame"),
+        ({"type": "interrupt_response", "run_id": "", "action": "approve"}, "invalid_frame"),
         ({"type": "interrupt_response", "run_id": "r", "action": "maybe"}, "invalid_frame"),
         (
             {"type": "interrupt_response", "run_id": "r", "action": "modify", "modified_todos": "x"},
@@ -130,3 +130,10 @@ def test_invalid_edits_are_refused(todos: list[dict] | None) -> None:
     with pytest.raises(FrameError) as refused:
         edited_steps([SEARCH, ANALYSIS], todos)
     assert refused.value.code == "invalid_plan"
+
+
+def test_the_seed_protocol_may_leave_the_run_to_the_gateway() -> None:
+    """DESIGN.md section 6 writes interrupt_response and todo_skip without run_id."""
+    approve = parse_frame(json.dumps({"type": "interrupt_response", "action": "approve"}), LIMIT)
+    skip = parse_frame(json.dumps({"type": "todo_skip", "todo_id": "search-legal"}), LIMIT)
+    assert approve.run_id is None and skip.run_id is None and skip.todo_id == "search-legal"
