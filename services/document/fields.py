@@ -16,8 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.document.dates import DATE, DateError, find_dates, parse_date, term_end, term_months
+from services.housing.addresses import region_address
 from services.housing.area import PYEONG_M2
+from services.housing.endings import strip_ending
 from services.housing.money import AmountError, parse_won
+from services.housing.names import person_name
 
 
 class LeaseFields(BaseModel):
@@ -111,32 +114,6 @@ KEYWORD_RE = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in e
 # A clause ends at a comma or period that is not inside a number or a date, or at a line break.
 CLAUSE_END = re.compile(r",(?!\d{3})|\.(?!\s*\d)|[;\n]|그리고")
 LEADING = re.compile(r"^[\s:=]*(?:(?:의\s*)?(?:성명|이름)\s*)?(?:(?:은|는|이|가|을|를)(?=\s)|[:=])?\s*")
-TRAILING = re.compile(r"\s*(?:입니다|이고|이며|이다|이에요|예요|임|으로|로|을|를|에서|에)$")
-# Particles after a name; 은/이/과/와 end many names too (김지은), so they go only from long tokens.
-NAME_SUFFIX = re.compile(r"(?:씨|님|이고|이며|입니다|이다|이에요|는|가)$")
-LONG_NAME_SUFFIX = re.compile(r"(?:과|와|이|은)$")
-# A word after 임차인 ending like this is the sentence going on ('임차인이 반려동물을 ...'), not a name.
-NOT_A_NAME_ENDING = re.compile(r"(?:을|를|에|에서|의|도|로|만|께|하고|해서|면|요|다)$")
-NOT_NAMES = {
-    "정보",
-    "성명",
-    "이름",
-    "서명",
-    "주소",
-    "연락처",
-    "본인",
-    "미정",
-    "없음",
-    "누구",
-    "측",
-    "부담",
-    "명의",
-}
-REGIONS = (
-    "서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충청|충북|충남|전라|전북|전남|경상|경북|경남|제주"
-)
-REGION_ADDRESS = re.compile(rf"(?:{REGIONS})[가-힣]*(?:\s+[^\s,]+){{1,8}}")
-ADDRESS_STOP = re.compile(r"보증금|전세|월세|계약|임대|임차|특약|관리비")
 SLASH_PRICE = re.compile(rf"(?:월세|보증금)\s*(?:은|는)?\s*({NUM})\s*/\s*({NUM})(?!\s*/)")
 FROM_TO_PRICE = re.compile(
     rf"(보증금|전세금|월세|차임)\s*(?:을|를|은|는)?\s*({AMOUNT})\s*에서\s*({AMOUNT})\s*(?:으로|로)"
@@ -236,19 +213,10 @@ def _read_window(name: str, words: str) -> Any:
     if name.endswith("_won"):
         amount = AMOUNT_RE.search(words)
         return parse_won(amount.group()) if amount else None
-    value = TRAILING.sub("", LEADING.sub("", words).strip()).strip()
+    value = strip_ending(LEADING.sub("", words))
     if name.endswith("_name"):
-        return _person_name(value)
+        return person_name(value)
     return value or None
-
-
-def _person_name(words: str) -> str | None:
-    token = words.split()[0] if words.split() else ""
-    name = NAME_SUFFIX.sub("", token)
-    name = LONG_NAME_SUFFIX.sub("", name) if len(name) > 3 else name
-    if not (2 <= len(name) <= 4 and re.fullmatch(r"[가-힣]+", name)):
-        return None
-    return None if name in NOT_NAMES or NOT_A_NAME_ENDING.search(name) else name
 
 
 def _take_special_terms(text: str, found: dict[str, Any]) -> str:
@@ -303,7 +271,7 @@ def _term(text: str) -> dict[str, Any]:
 def _loose_fields(text: str, found: dict[str, Any]) -> dict[str, Any]:
     """Fields stated without their keyword: an address by its region, an area, the rent day, a broker."""
     loose: dict[str, Any] = {}
-    if "address" not in found and (address := _region_address(text)):
+    if "address" not in found and (address := region_address(text)):
         loose["address"] = address
     if AREA.search(text):
         loose["area_m2"] = area_m2(text)
@@ -314,24 +282,6 @@ def _loose_fields(text: str, found: dict[str, Any]) -> dict[str, Any]:
     if "broker_office" not in found and (broker := BROKER.search(text)):
         loose["broker_office"] = broker.group()
     return loose
-
-
-def _region_address(text: str) -> str | None:
-    """'서울 강남구 역삼동 123-4 래미안 101동 1203호를 ...': the tokens up to the first that is not
-    part of an address."""
-    match = REGION_ADDRESS.search(text)
-    if not match:
-        return None
-    kept = []
-    for token in match.group().split():
-        if ADDRESS_STOP.search(token):
-            break
-        stripped = TRAILING.sub("", token)
-        if stripped:
-            kept.append(stripped)
-        if stripped != token:
-            break
-    return " ".join(kept) if len(kept) >= 3 else None
 
 
 def fields_from_answers(answers: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
