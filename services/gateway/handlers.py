@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from contracts import Envelope
 from contracts.supervisor import InputRequested, PlanApprovalRequested
 from services.gateway import person_events
@@ -15,6 +17,8 @@ from services.gateway.protocol import (
 from services.gateway.reads import Reads
 from services.platform import telemetry
 from services.platform.eventstore import EventStore, Recorded
+
+APPROVAL_REQUEST_WAIT_S = 3.0
 
 
 class UnknownRun(FrameError):
@@ -42,10 +46,20 @@ class RunRequests:
         )
         frame = frame.model_copy(update={"run_id": run_id})
         await self.first_event(session_id, run_id)
-        asked = await self.reads.latest_of_run(run_id, PlanApprovalRequested.event_type)
+        asked = await self._approval_request(run_id)
         if asked is None:
             raise FrameError("not_awaiting_approval", f"run {run_id!r} has no plan waiting for approval")
         return await self._append(person_events.plan_answered(frame, session_id, asked.envelope))
+
+    async def _approval_request(self, run_id: str) -> Recorded | None:
+        """The run's PlanApprovalRequested, waiting a moment for it: the supervisor appends it right after
+        PlanReady, and a client may answer the plan it has just been shown before that."""
+        deadline = asyncio.get_running_loop().time() + APPROVAL_REQUEST_WAIT_S
+        while (asked := await self.reads.latest_of_run(run_id, PlanApprovalRequested.event_type)) is None:
+            if asyncio.get_running_loop().time() >= deadline:
+                return None
+            await asyncio.sleep(0.05)
+        return asked
 
     async def answer_input(self, session_id: str, frame: InputResponseFrame) -> Recorded:
         await self.first_event(session_id, frame.run_id)

@@ -78,13 +78,16 @@ class Reads:
         return recorded(rows[0]) if rows else None
 
     async def runs_awaiting_approval(self, session_id: str) -> list[str]:
-        """The session's runs whose plan waits for the person's answer (asked, not yet answered or ended)."""
+        """The session's runs whose plan waits for the person's answer (asked for, not answered or ended)."""
+        # A run asked for approval counts from its question on: the seed's client answers as soon as it
+        # sees plan_ready, which may come a moment before the supervisor's request is appended.
         rows = await self._all(
-            "SELECT a.correlation_id AS run_id FROM events a WHERE a.metadata->>'session_id' = %s"
-            " AND a.event_type = 'PlanApprovalRequested' AND NOT EXISTS (SELECT 1 FROM events b"
-            "  WHERE b.correlation_id = a.correlation_id AND b.position > a.position AND b.event_type IN"
-            "  ('PlanApproved', 'PlanRejected', 'RunCancelled', 'RunFailed', 'ResponseReady'))"
-            " ORDER BY a.position",
+            "SELECT q.correlation_id AS run_id FROM events q WHERE q.metadata->>'session_id' = %s"
+            " AND q.event_type = 'QueryReceived' AND (q.data->'options'->>'require_approval')::boolean"
+            " AND NOT EXISTS (SELECT 1 FROM events b WHERE b.correlation_id = q.correlation_id"
+            "  AND b.event_type IN ('PlanApproved', 'PlanRejected', 'RunCancelled', 'RunFailed',"
+            "  'ResponseReady'))"
+            " ORDER BY q.position",
             (session_id,),
         )
         return [r["run_id"] for r in rows]
