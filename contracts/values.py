@@ -105,4 +105,6 @@ class StepFocus(StrEnum):
     LOAN_SIMULATION = "loan_simulation"
     ROI = "roi"
     POLICY = "policy"  # housing-support programmes
+    PRIORITY_REPAYMENT = "priority_repayment"  # 소액임차인 최우선변제 by region and deposit
+    BROKERAGE_FEE = "brokerage_fee"  # 중개보수: the 거래금액 it is reckoned on
     LEASE_CONTRACT = "lease_contract"  # 주택임대차 표준계약서

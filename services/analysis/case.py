@@ -3,6 +3,7 @@ of the steps it depends on, read defensively because they arrive as plain dicts 
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +13,9 @@ from services.housing.money import amounts_manwon as parse_amounts_manwon
 
 DEAL_NAMES = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
 AREA_TOLERANCE = 0.25  # a comparable's areas must come within ±25% of the home's size
+# A monthly rent (월차임) above this many 만원 is read as a deposit when the question gives both.
+RENT_CEILING_MANWON = 500
+_RENT_WORDS = re.compile(r"월세|월차임|차임|월\s*\d")
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,15 @@ class Case:
         if isinstance(given, list) and given:
             return [int(a) for a in given if _is_number(a)]
         return parse_amounts_manwon(self.query)
+
+    def deposits_and_rents(self) -> tuple[list[float], list[float]]:
+        """The amounts as (deposits, monthly rents) when no role was given: a question that speaks of 월세
+        and gives a small amount means a monthly rent; otherwise every amount is a deposit (보증금)."""
+        amounts = [float(a) for a in self.amounts()]
+        if not _RENT_WORDS.search(self.query):
+            return amounts, []
+        rents = [a for a in amounts if a <= RENT_CEILING_MANWON]
+        return [a for a in amounts if a > RENT_CEILING_MANWON], rents
 
     def number(self, *keys: str) -> float | None:
         """The first of `keys` present as a number in the step's inputs, then in the entities."""

@@ -14,9 +14,6 @@ from services.analysis.rulebook import LeaseRules
 from services.analysis.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
 
-# A monthly rent (월차임) above this many 만원 is read as a deposit when the question gives both.
-RENT_CEILING_MANWON = 500
-_RENT_WORDS = re.compile(r"월세|월차임|차임|월\s*\d")
 _CONVERSION_WORDS = re.compile(r"전환|월세로|반전세")
 
 
@@ -30,15 +27,6 @@ class Increase:
 
     def ratio(self) -> float | None:
         return (self.asked - self.current) / self.current if self.asked is not None else None
-
-
-def split_amounts(case: Case) -> tuple[list[float], list[float]]:
-    """The question's amounts as (deposits, monthly rents): a question that speaks of 월세 and gives a
-    small amount means a monthly rent; otherwise every amount is a deposit (보증금)."""
-    amounts = [float(a) for a in case.amounts()]
-    if not _RENT_WORDS.search(case.query):
-        return amounts, []
-    return [a for a in amounts if a > RENT_CEILING_MANWON], [a for a in amounts if a <= RENT_CEILING_MANWON]
 
 
 _CURRENT = {"보증금": "deposit_manwon", "월차임": "monthly_rent_manwon"}
@@ -55,7 +43,7 @@ _ASKED_KEYS = {
 
 
 def increases(case: Case) -> list[Increase]:
-    deposits, rents = split_amounts(case)
+    deposits, rents = case.deposits_and_rents()
     percent = case.number("percent")
     found = []
     # The amounts by role the person gave (QueryEntities: deposit_manwon, requested_deposit_manwon …)
@@ -132,7 +120,7 @@ def converted_deposit(case: Case) -> float | None:
     """The part of the deposit a question turns into monthly rent (전월세 전환), in 만원."""
     converted = case.number("convert_deposit_manwon")
     if converted is None and _CONVERSION_WORDS.search(case.query):
-        deposits, _ = split_amounts(case)
+        deposits, _ = case.deposits_and_rents()
         converted = deposits[-1] - deposits[0] if len(deposits) > 1 else (deposits[0] if deposits else None)
     return converted if converted and converted > 0 else None
 

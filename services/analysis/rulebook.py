@@ -9,7 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.analysis.brokerage_fee import BrokerageRules
 from services.analysis.lending_rules import LendingRules
+from services.analysis.priority_repayment import SmallDepositRules
 from services.analysis.regions import RegionRules
 from services.analysis.tax_rules import TaxRules
 from services.platform.settings import REPO_ROOT
@@ -96,6 +98,8 @@ class RuleBook(_Rule):
     lending: LendingRules
     tax: TaxRules
     regions: RegionRules
+    small_deposit: SmallDepositRules
+    brokerage: BrokerageRules
 
     @classmethod
     def load(cls, directory: Path = RULES_DIR) -> RuleBook:

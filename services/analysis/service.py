@@ -31,7 +31,7 @@ from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork, 
 from services.platform.tool_choice import ToolPick, pick_tools
 
 log = logging.getLogger("jipsa.analysis")
-CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령"}
+CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령", "공인중개사법 시행규칙"}
 
 
 def load_library() -> Library:

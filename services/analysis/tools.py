@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from contracts.results import StepResult
 from contracts.values import StepFocus
+from services.analysis.brokerage_fee import brokerage_fee
 from services.analysis.case import Case
 from services.analysis.contract_review import contract_review, contract_text
 from services.analysis.jeonse_risk import jeonse_risk
@@ -16,6 +17,7 @@ from services.analysis.loan_simulation import loan_simulation
 from services.analysis.market import market_analysis
 from services.analysis.policies import PolicyBook
 from services.analysis.policy_matching import policy_matching
+from services.analysis.priority_repayment import priority_repayment
 from services.analysis.rent_increase import rent_increase
 from services.analysis.roi_analysis import roi_analysis
 from services.analysis.rulebook import RuleBook
@@ -86,6 +88,18 @@ TOOLS = (
         re.compile(r"지원|정책|혜택|청년|신혼|신생아|생애\s*최초|디딤돌|버팀목|청약\s*통장|감면"),
         lambda case, lib: policy_matching(case, lib.policies),
     ),
+    Tool(
+        "priority_repayment",
+        StepFocus.PRIORITY_REPAYMENT,
+        re.compile(r"최우선|소액\s*임차|소액\s*보증금"),
+        lambda case, lib: priority_repayment(case, lib.rules.small_deposit, lib.statutes),
+    ),
+    Tool(
+        "brokerage_fee",
+        StepFocus.BROKERAGE_FEE,
+        re.compile(r"중개\s*(?:보수|수수료)|복비|부동산\s*수수료"),
+        lambda case, lib: brokerage_fee(case, lib.rules.brokerage, lib.statutes),
+    ),
 )
 
 
@@ -98,6 +112,8 @@ DESCRIPTIONS = {
     "loan_simulation": "LTV·DSR·상품 한도로 대출 한도와 월 상환액 계산",
     "roi": "취득세·대출·보유비용을 반영한 투자 수익률(IRR)",
     "policy": "나이·소득·혼인·주택 보유로 주거 지원 정책 매칭",
+    "priority_repayment": "지역과 보증금으로 소액임차인 해당 여부와 최우선변제 보호액 계산",
+    "brokerage_fee": "보증금·월세로 중개보수의 거래금액(보증금 + 월세 × 100, 5천만원 미만이면 × 70) 계산",
 }
 
 
