@@ -79,7 +79,9 @@ class RunCancelRequested(Event):
 
 @REGISTRY.event
 class InputProvided(Event):
-    """The person answered a step's questions (field -> what they wrote); the supervisor re-runs it."""
+    """The person answered a step's questions (field -> what they wrote); the supervisor re-runs it.
+    `message` is what they typed when they answered in a sentence rather than the form (the answers were
+    read from it)."""
 
     event_type = "InputProvided"
     producer = "gateway"
@@ -88,3 +90,4 @@ class InputProvided(Event):
     run_id: str
     step_id: str = Field(min_length=1, max_length=64)
     answers: dict[str, str] = Field(min_length=1, max_length=50)
+    message: str | None = Field(default=None, max_length=MAX_QUERY_CHARS)

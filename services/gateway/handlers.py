@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from contracts import Envelope
+from contracts.results import Question
 from contracts.supervisor import InputRequested, PlanApprovalRequested
 from services.gateway import person_events
 from services.gateway.protocol import (
@@ -15,6 +16,7 @@ from services.gateway.protocol import (
     TodoSkipFrame,
 )
 from services.gateway.reads import Reads
+from services.housing.form_answers import form_answers
 from services.platform import telemetry
 from services.platform.eventstore import EventStore, Recorded
 
@@ -34,11 +36,25 @@ class RunRequests:
         self.store, self.reads = store, reads
 
     async def ask(self, session_id: str, frame: QueryFrame) -> Recorded:
-        """A new run, and its trace: the root span's context rides in QueryReceived's envelope, and
-        every event the run causes inherits it."""
+        """A message that answers a form a run of the session waits on goes to that run, which goes on;
+        any other is a new run, with its trace: the root span's context rides in QueryReceived's
+        envelope, and every event the run causes inherits it."""
+        if answered := await self._answer_form(session_id, frame.query):
+            return answered
         envelope = person_events.query_received(frame, session_id)
         with telemetry.root_span("run", telemetry.envelope_attributes(envelope)):
             return await self._append(envelope.model_copy(update={"trace": telemetry.trace_context_now()}))
+
+    async def _answer_form(self, session_id: str, message: str) -> Recorded | None:
+        """InputProvided for the newest open form whose asked fields the message carries (read by the
+        domain package); None when it carries none, as a new question does: the forms stay open."""
+        for asked in await self.reads.open_forms(session_id):
+            questions = [Question.model_validate(q) for q in asked.envelope.data["questions"]]
+            if answers := form_answers(questions, message):
+                return await self._append(
+                    person_events.input_provided(asked.envelope, answers, session_id, message)
+                )
+        return None
 
     async def answer_plan(self, session_id: str, frame: InterruptResponseFrame) -> Recorded:
         run_id = frame.run_id or _the_one(
@@ -69,7 +85,8 @@ class RunRequests:
                 "not_awaiting_input",
                 f"step {frame.step_id!r} of run {frame.run_id!r} is not waiting for input",
             )
-        return await self._append(person_events.input_provided(frame, session_id, asked.envelope))
+        answers = dict(frame.answers)
+        return await self._append(person_events.input_provided(asked.envelope, answers, session_id))
 
     async def skip(self, session_id: str, frame: TodoSkipFrame) -> Recorded:
         holding = await self.reads.runs_holding_todo(session_id, frame.todo_id) if not frame.run_id else []

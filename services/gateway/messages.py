@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from contracts.gateway import PlanApproved, PlanRejected, QueryReceived
+from contracts.gateway import InputProvided, PlanApproved, PlanRejected, QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import (
     InputRequested,
@@ -163,6 +163,17 @@ def _input_request(event: InputRequested) -> Message:
     }
 
 
+def _input_received(event: InputProvided) -> Message:
+    """The form answered: by the form, or by a message the person typed (`message`), which the page shows
+    in the run's turn instead of as a new question."""
+    return {
+        "type": "input_received",
+        "step_id": event.step_id,
+        "answers": dict(event.answers),
+        "message": event.message,
+    }
+
+
 def _answer(event: ResponseReady) -> Message:
     payload = event.model_dump(mode="json")
     data = {key: payload[key] for key in ("listings", "citations", "insights", "documents", "failed_steps")}
@@ -199,6 +210,7 @@ _FROM_PAYLOAD: dict[str, Callable[[Any], Message]] = {
     PlanReady.event_type: _plan_ready,
     PlanApprovalRequested.event_type: _interrupt_request,
     InputRequested.event_type: _input_request,
+    InputProvided.event_type: _input_received,
     ResponseReady.event_type: _answer,
     RunFailed.event_type: _run_failed,
     RunCancelled.event_type: _run_cancelled,

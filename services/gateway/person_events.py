@@ -25,7 +25,6 @@ from contracts.gateway import (
 from contracts.values import PlanStep
 from services.gateway.protocol import (
     FrameError,
-    InputResponseFrame,
     InterruptResponseFrame,
     QueryFrame,
     TodoSkipFrame,
@@ -69,9 +68,13 @@ def skip_requested(frame: TodoSkipFrame, session_id: str, cause: Envelope | None
     return _envelope(event, frame.run_id, session_id, cause)
 
 
-def input_provided(frame: InputResponseFrame, session_id: str, asked: Envelope) -> Envelope:
-    event = InputProvided(run_id=frame.run_id, step_id=frame.step_id, answers=dict(frame.answers))
-    return _envelope(event, frame.run_id, session_id, asked)
+def input_provided(
+    asked: Envelope, answers: dict[str, str], session_id: str, message: str | None = None
+) -> Envelope:
+    """The answers to `asked` (an InputRequested): from the form, or read from the `message` typed."""
+    run_id, step_id = asked.correlation_id, asked.data["step_id"]
+    event = InputProvided(run_id=run_id, step_id=step_id, answers=answers, message=message)
+    return _envelope(event, run_id, session_id, asked)
 
 
 def cancel_requested(run_id: str, session_id: str, cause: Envelope | None, reason: str | None) -> Envelope:

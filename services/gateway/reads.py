@@ -102,6 +102,18 @@ class Reads:
         )
         return [r["run_id"] for r in rows]
 
+    async def open_forms(self, session_id: str) -> list[Recorded]:
+        """The session's unanswered InputRequested (not answered since, its run not ended), newest first."""
+        rows = await self._all(
+            f"SELECT {EVENT_COLUMNS} FROM events a WHERE a.metadata->>'session_id' = %s"
+            " AND a.event_type = 'InputRequested' AND NOT EXISTS (SELECT 1 FROM events b"
+            "  WHERE b.correlation_id = a.correlation_id AND b.position > a.position AND b.event_type IN"
+            "  ('InputProvided', 'InputRequested', 'RunCancelled', 'RunFailed', 'ResponseReady'))"
+            " ORDER BY a.position DESC",
+            (session_id,),
+        )
+        return [recorded(r) for r in rows]
+
     async def facts(self, records: Iterable[Recorded]) -> dict[str, RunFacts]:
         """What the message mapping needs beyond the events, for every run among `records`."""
         run_ids = sorted({r.envelope.correlation_id for r in records})

@@ -49,6 +49,7 @@ export class Conversation {
     }
     if (!runId) return;
     if (!isWellFormed(message)) return;
+    if (message.type === "input_received") this.dropPending(text(message.message));
     const nearEnd = this.isNearEnd();
     const run = this.ensure(runId, text(message.query));
     handler(run, message, this.announce);
@@ -80,6 +81,12 @@ export class Conversation {
     }
   }
 
+  // A message sent as a question that answered a run's form instead: it is shown in that run's turn.
+  dropPending(query) {
+    const index = query ? this.pending.findIndex((p) => p.query.trim() === query.trim()) : -1;
+    if (index >= 0) this.pending.splice(index, 1)[0].turn.remove();
+  }
+
   ensure(runId, query) {
     if (this.runs.has(runId)) return this.runs.get(runId);
     const index = this.pending.findIndex((p) => p.query.trim() === query.trim());
@@ -93,7 +100,7 @@ export class Conversation {
   newRun(id, query) {
     const turn = h("article", { class: "turn", "aria-label": "질문과 답변" });
     this.root.append(turn);
-    return { id, query, plan: null, approval: null, todos: null, input: null, final: null, notice: null, skipping: new Set(), turn };
+    return { id, query, plan: null, approval: null, todos: null, input: null, replies: new Map(), final: null, notice: null, skipping: new Set(), turn };
   }
 
   draw(run) {
@@ -110,6 +117,7 @@ export class Conversation {
       run.plan && !run.todos && !run.final && !run.approval && planned.length > 0 &&
         h("p", { class: "thinking", role: "status" }, h("span", { class: "dots", "aria-hidden": "true" }), "실행을 준비하는 중…"),
       run.input && !run.final && inputRequestForm(run, run.input, this.actions),
+      [...run.replies.values()].map((reply) => h("div", { class: "bubble user" }, h("p", {}, reply))),
       run.final && answerCard(run, this.actions),
       run.notice && h("p", { class: "notice", role: "alert" }, run.notice),
     );
@@ -153,6 +161,12 @@ const HANDLERS = {
     run.input = { step_id: text(m.step_id), questions: list(m.questions).map(record), message: text(m.message), sent: false };
     announce("진행하려면 몇 가지 정보가 더 필요해요.");
   },
+  // The form answered (from the form, or by a message typed; that message is keyed by its position so a
+  // replay shows it once).
+  input_received(run, m) {
+    if (run.input?.step_id === text(m.step_id)) run.input = null;
+    if (text(m.message)) run.replies.set(m.position, text(m.message));
+  },
   execution_start: todos,
   todo_updated: todos,
   final_response(run, m, announce) {
@@ -172,6 +186,8 @@ function isWellFormed(m) {
       return Array.isArray(m.execution_steps);
     case "input_request":
       return typeof m.step_id === "string" && Array.isArray(m.questions);
+    case "input_received":
+      return typeof m.step_id === "string";
     case "final_response":
       return Boolean(m.response) && typeof m.response === "object" && typeof m.response.content === "string";
     default:

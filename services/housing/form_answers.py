@@ -1,0 +1,204 @@
+"""A form answered in words: the fields a step asked for, read from the message the person typed.
+
+A run that waits for input has asked questions (field, label, hint): '임차주택 소재지', '임대차 시작일',
+'임대차 종료일'. A person often answers them in a sentence instead of the form: "주소는 서울 서초구
+반포대로 58, 301동 1502호이고 기간은 2026년 4월 1일부터 2년이에요". `form_answers` gives back, per asked
+field, the text of its answer ({"address": "서울 서초구 반포대로 58, 301동 1502호", "term_start":
+"2026-04-01", "term_end": "24개월"}), the shape of a filled form, so the step that asked reads and checks
+it the same way. A message that carries none of the asked fields, or that asks something new without
+naming a field ("강남구 전세 시세 알려줘"), answers nothing: it is a question of its own.
+
+What a question asks is read from its label (the words the person saw), so any step's form can be
+answered; each subject has the words people use for it in a sentence (주소, 집주인, 기간 ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+from contracts.results import Question
+from services.housing.addresses import region_address
+from services.housing.dates import find_dates, parse_term_months
+from services.housing.endings import strip_ending
+from services.housing.money import find_money
+from services.housing.names import person_name
+from services.housing.text import normalize
+
+
+class Kind(Enum):
+    ADDRESS = "address"
+    START = "start"  # the first day of a term
+    END = "end"  # the last day of a term, or its length
+    DATE = "date"
+    DAY = "day"  # a day of the month
+    NAME = "name"
+    MONEY = "money"
+    AREA = "area"
+    TEXT = "text"
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a question is about, known by its label, and the words that name it in a sentence."""
+
+    label: re.Pattern[str]
+    words: str
+    kind: Kind
+
+
+def _subject(label: str, words: str, kind: Kind) -> Subject:
+    return Subject(re.compile(label), words, kind)
+
+
+TERM_WORDS = r"계약\s*기간|임대차\s*기간|기간"
+# First match wins: '차임 지급일' is a day of the month before it is 차임, '잔금 지급일' a date before 잔금.
+SUBJECTS = (
+    _subject(r"소재지|주소", r"주소지?|소재지|물건지", Kind.ADDRESS),
+    _subject(r"시작일|인도일|입주일", rf"시작일?|인도일?|입주일?|{TERM_WORDS}", Kind.START),
+    _subject(r"종료일|만료일", rf"종료일?|만료일?|{TERM_WORDS}", Kind.END),
+    _subject(r"차임\s*지급일|월세\s*지급일", r"지급일|매월|매달", Kind.DAY),
+    _subject(r"중도금\s*지급일", r"중도금", Kind.DATE),
+    _subject(r"잔금\s*지급일", r"잔금", Kind.DATE),
+    _subject(r"임대인", r"임대인|집주인", Kind.NAME),
+    _subject(r"임차인", r"임차인|세입자", Kind.NAME),
+    _subject(r"보증금", r"보증금|전세금", Kind.MONEY),
+    _subject(r"계약금", r"계약금", Kind.MONEY),
+    _subject(r"중도금", r"중도금", Kind.MONEY),
+    _subject(r"잔금", r"잔금", Kind.MONEY),
+    _subject(r"차임|월세", r"월세|차임", Kind.MONEY),
+    _subject(r"관리비", r"관리비", Kind.MONEY),
+    _subject(r"면적", r"면적|평수|크기", Kind.AREA),
+    _subject(r"임차할\s*부분", r"임차할\s*부분|동\s*호수|호수", Kind.TEXT),
+    _subject(r"특약", r"특약\s*사항|특약", Kind.TEXT),
+    _subject(r"중개", r"중개\s*(?:업소|사무소)|부동산", Kind.TEXT),
+    _subject(r"사유|이유", r"사유|이유", Kind.TEXT),
+)
+# Every subject's words, so the words of one field end where the next field is named.
+_MENTION = re.compile("|".join(sorted({s.words for s in SUBJECTS}, key=len, reverse=True)))
+# Where a sentence ends, and with it the words of a field.
+_SENTENCE_END = re.compile(r"[.!?\n](?!\d)|그리고")
+# A comma ends free text, unless the building and unit follow ('58, 301동').
+_COMMA = re.compile(r",(?!\s*\d+\s*[동호])")
+_OPENING = re.compile(r"^\s*(?:은|는|이|가|을|를|의)?\s*[:=]?\s*")
+_FROM = re.compile(r"(?<=[일\d])\s*(?:부터|에\s*입주|~|에서)")  # after a date, not 서초구에서
+_UNTIL = re.compile(r"까지")
+_AREA = re.compile(r"\d+(?:\.\d+)?\s*(?:㎡|m2|m²|제곱미터|평)")
+_DAY = re.compile(r"(?:매월|매달)?\s*(\d{1,2})\s*일")
+# A message that asks something: a question of its own unless it names an asked field.
+_ASKS = re.compile(
+    r"\?|알려|어때|어떻|어떤|얼마|뭐|무엇|무슨|찾아|추천|분석|비교|시세|가능한|되나요|될까|할까|인가요|나요|까요|있나"
+)
+
+
+def form_answers(questions: Iterable[Question], message: str) -> dict[str, str]:
+    """{field: the text of its answer} for every asked field the message answers; {} when it answers none
+    (a new question, or words about something else)."""
+    text = normalize(message).strip()
+    asked = [(q, subject) for q in questions if (subject := subject_of(q)) is not None]
+    segments = _segments(text)
+    named = {}
+    for question, subject in asked:
+        said = [words for mention, words in segments if re.fullmatch(subject.words, mention)]
+        if value := next((v for words in said if (v := _read(subject.kind, words)) is not None), None):
+            named[question.field] = value
+    if not named and _ASKS.search(text):
+        return {}
+    found = dict(named)
+    for question, subject in asked:
+        if question.field not in found and (value := _read_loose(subject.kind, text, asked)) is not None:
+            found[question.field] = value
+    return found
+
+
+def subject_of(question: Question) -> Subject | None:
+    return next((s for s in SUBJECTS if s.label.search(question.label)), None)
+
+
+def _segments(text: str) -> list[tuple[str, str]]:
+    """(the words that name a field, the words after them up to the next named field or sentence end)."""
+    mentions = list(_MENTION.finditer(text))
+    found = []
+    for i, mention in enumerate(mentions):
+        stop = mentions[i + 1].start() if i + 1 < len(mentions) else len(text)
+        end = _SENTENCE_END.search(text, mention.end(), stop)
+        found.append((mention.group(), _OPENING.sub("", text[mention.end() : end.start() if end else stop])))
+    return found
+
+
+def _read(kind: Kind, words: str) -> str | None:
+    """The answer the words right after a field's name give, in the form the field is filled in."""
+    match kind:
+        case Kind.ADDRESS:
+            return region_address(words) or _free_text(words)
+        case Kind.START | Kind.END:
+            return _term(kind, words)
+        case Kind.DATE:
+            dates = find_dates(words)
+            return dates[0] if dates else None
+        case Kind.DAY:
+            day = _DAY.search(words)
+            return day.group(1) if day and 1 <= int(day.group(1)) <= 31 else None
+        case Kind.NAME:
+            return person_name(words)
+        case Kind.MONEY:
+            amounts = find_money(words)
+            return f"{amounts[0].won:,}원" if amounts else None
+        case Kind.AREA:
+            area = _AREA.search(words)
+            return area.group() if area else None
+        case Kind.TEXT:
+            return _free_text(words)
+
+
+def _read_loose(kind: Kind, text: str, asked: list[tuple[Question, Subject]]) -> str | None:
+    """An answer given without naming its field, taken only where it cannot be another field's."""
+    kinds = [subject.kind for _, subject in asked]
+    match kind:
+        case Kind.ADDRESS:
+            address = region_address(text)
+            return address if address and re.search(r"\d", address) else None
+        case Kind.START | Kind.END:
+            return _term(kind, text)
+        case Kind.MONEY if kinds.count(Kind.MONEY) == 1:
+            amounts = find_money(text)
+            return f"{amounts[0].won:,}원" if len(amounts) == 1 else None
+        case Kind.NAME if kinds.count(Kind.NAME) == 1:
+            words = text.split()
+            return person_name(text) if len(words) == 1 else None  # '정미경이요' alone
+        case Kind.AREA:
+            return _read(kind, text)
+    return None
+
+
+def _term(kind: Kind, words: str) -> str | None:
+    """A term's start (an ISO date) or end (an ISO date, or its length in months) from "2026년 4월 1일부터
+    2년", "2026.4.1 ~ 2028.3.31", "2028년 3월 31일까지", "2년"; a lone date is the start."""
+    if since := _FROM.search(words):
+        before, after = find_dates(words[: since.start()]), words[since.end() :]
+        if kind is Kind.START:
+            return before[-1] if before else None
+        ends = find_dates(after)
+        return ends[0] if ends else _months(after)
+    dates = find_dates(words)
+    if until := _UNTIL.search(words):  # '2028년 3월 31일까지': the last date before 까지 is the end
+        dates = find_dates(words[: until.start()])
+        if kind is Kind.END:
+            return dates[-1] if dates else None
+        return dates[0] if len(dates) > 1 else None
+    if kind is Kind.START:
+        return dates[0] if dates else None
+    return dates[1] if len(dates) > 1 else _months(words)
+
+
+def _months(words: str) -> str | None:
+    months = parse_term_months(words)
+    return f"{months}개월" if months else None
+
+
+def _free_text(words: str) -> str | None:
+    clause = _COMMA.split(words, maxsplit=1)[0]
+    value = strip_ending(clause)
+    return value or None
