@@ -15,6 +15,8 @@ TOOL_NAMES = {
     "loan_simulation": "대출 한도·상환",
     "roi": "투자 수익률",
     "policy": "주거 지원 정책",
+    "priority_repayment": "최우선변제",
+    "brokerage_fee": "중개보수 거래금액",
 }
 
 

@@ -12,6 +12,13 @@ from services.analysis.rulebook import JeonseRiskRules
 from services.analysis.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
 
+PROPERTY_NAMES = {
+    "apartment": "아파트",
+    "officetel": "오피스텔",
+    "villa": "빌라",
+    "oneroom": "원룸",
+    "house": "주택",
+}
 _DEBT_WORDS = re.compile(r"근저당|선순위|채권최고액|대출|융자|빚")
 
 
@@ -19,7 +26,8 @@ def deposit_and_debt(case: Case) -> tuple[float | None, float]:
     """보증금 and 선순위 채권 (mortgages ahead of the tenant) in 만원: from the step's inputs, else the
     question's amounts, the first being the deposit and a second one the debt when the question
     speaks of it."""
-    amounts = [float(a) for a in case.amounts()]
+    sale_price = case.number("sale_price_manwon")
+    amounts = [float(a) for a in case.amounts() if a != sale_price]  # a price given is not the deposit
     deposit = case.number("deposit_manwon") or (amounts[0] if amounts else None)
     debt = case.number("senior_debt_manwon")
     if debt is None:
@@ -29,14 +37,27 @@ def deposit_and_debt(case: Case) -> tuple[float | None, float]:
 
 def _basis_named(case: Case, deposit: float, debt: float, value: float) -> str:
     """Which figures the ratio divides, said first: the person's own outrank the data's."""
-    stated = case.number("market_value_manwon", "sale_price_manwon") is not None
-    price = (
-        f"말씀하신 매매가 {won_text(value)}"
-        if stated
-        else f"매물 자료의 매매 호가 기준 시세 {won_text(value)}"
-    )
     debt_text = f"와 선순위 채권 {won_text(debt)}" if debt else ""
-    return f"{price}에 보증금 {won_text(deposit)}{debt_text}이면"
+    lease = f"보증금 {won_text(deposit)}{debt_text}이면"
+    if _price_given(case):
+        return f"말씀하신 매매가 {won_text(value)}에 {lease}"
+    return f"매매가를 말씀하지 않아 {_market_named(case)} {won_text(value)} 기준으로, {lease}"
+
+
+def _price_given(case: Case) -> bool:
+    """The person named the home's price; Case.market_value then uses it before any market figure."""
+    return case.number("market_value_manwon", "sale_price_manwon") is not None
+
+
+def _price_label(case: Case) -> str:
+    return "말씀하신 매매가 (기준가)" if _price_given(case) else f"매매 시세 ({_market_named(case)})"
+
+
+def _market_named(case: Case) -> str:
+    """The market figure a ratio fell back on, as a person reads it: 강남구 아파트 매매 호가 중앙값."""
+    place = " ".join([*(case.entities.get("gu") or []), *(case.entities.get("dong") or [])])
+    kinds = " ".join(PROPERTY_NAMES.get(k, "") for k in case.entities.get("property_types") or [])
+    return " ".join(w for w in (place or "검색된 지역", kinds, "매매 호가 중앙값") if w)
 
 
 def jeonse_risk(case: Case, rules: JeonseRiskRules, statutes: StatuteBook) -> StepResult:
@@ -65,7 +86,7 @@ def jeonse_risk(case: Case, rules: JeonseRiskRules, statutes: StatuteBook) -> St
     band = rules.band_for(ratio)
     basis = f"({deposit:,.0f} + 선순위 {debt:,.0f}) ÷ 시세 {value:,.0f}"
     figures = [
-        Figure(label="매매 시세 (기준가)", value=round(value), unit="만원", basis=how),
+        Figure(label=_price_label(case), value=round(value), unit="만원", basis=how),
         Figure(
             label="보증금+선순위채권 ÷ 시세",
             value=round(ratio * 100, 1),

@@ -55,6 +55,8 @@ def increases(case: Case) -> list[Increase]:
         asked = case.number(*_ASKED_KEYS[what]) or (fallback[1] if len(fallback) > 1 else None)
         if current and asked is None and percent is not None:
             asked = current * (1 + percent / 100)
+        if current and asked is not None and asked < current:
+            asked = None  # a lowered deposit is a 전월세 전환 (converted_deposit), not an increase
         if current:
             found.append(Increase(what, current, asked))
     return found
@@ -85,16 +87,21 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
         return figures, [
             f"현재 {inc.what} {won_text(inc.current)}에서 올릴 수 있는 최대는 {won_text(legal_max)}입니다."
         ]
-    figures.insert(
-        0,
+    raise_by = inc.asked - inc.current
+    figures[:0] = [
         Figure(
             label=f"요구 인상률 ({inc.what})",
             value=round(ratio * 100, 2),
             unit="%",
             basis=f"({_n(inc.asked)} − {_n(inc.current)}) ÷ {_n(inc.current)} × 100",
         ),
-    )
-    raise_by = inc.asked - inc.current
+        Figure(
+            label=f"요구 인상액 ({inc.what})",
+            value=round(raise_by, 2),
+            unit="만원",
+            basis=f"{_n(inc.asked)} − {_n(inc.current)} = {won_text(raise_by)}",
+        ),
+    ]
     if ratio <= cap + 1e-9:
         return figures, [
             f"요구한 {won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%} 이내라 요구할 수 있으며, "
@@ -111,8 +118,8 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
     )
     return figures, [
         f"{won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%}를 넘어 요구할 수 없고, {inc.what}은 "
-        f"최대 {won_text(legal_max)}({won_text(legal_max - inc.current)} 인상)까지입니다. "
-        f"초과분 {won_text(excess)}은 거절할 수 있습니다."
+        f"최대 {won_text(legal_max)}({won_text(legal_max - inc.current)} 인상)까지입니다.",
+        f"상한을 넘는 {won_text(excess)}은 거절할 수 있습니다(제7조②, 시행령 제8조①).",
     ]
 
 
@@ -120,8 +127,14 @@ def converted_deposit(case: Case) -> float | None:
     """The part of the deposit a question turns into monthly rent (전월세 전환), in 만원."""
     converted = case.number("convert_deposit_manwon")
     if converted is None and _CONVERSION_WORDS.search(case.query):
+        current, lowered = case.number("deposit_manwon"), case.number("requested_deposit_manwon")
         deposits, _ = case.deposits_and_rents()
-        converted = deposits[-1] - deposits[0] if len(deposits) > 1 else (deposits[0] if deposits else None)
+        if current and lowered is not None:  # 3억에서 2억으로 낮추고 나머지를 월세로: 1억
+            converted = current - lowered
+        elif len(deposits) > 1:
+            converted = abs(deposits[-1] - deposits[0])
+        else:
+            converted = deposits[0] if deposits else None
     return converted if converted and converted > 0 else None
 
 
@@ -171,10 +184,12 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
     found = increases(case)
     figures: list[Figure] = []
     findings: list[str] = []
+    asked: list[str] = []  # the verdict on each increase asked for, the first being the headline
     for inc in found:
         more_figures, more_findings = increase_figures(inc, rules)
         figures += more_figures
         findings += more_findings
+        asked += more_findings[:1] if inc.asked is not None else []
     figures += conversion_figures(case, rules)
     term = rules.term
     findings += [
@@ -195,7 +210,6 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
         "보장되며(2년 미만 약정도 2년), 임차인은 더 짧은 기간을 "
         "주장할 수 있습니다. 이에 어긋나 임차인에게 불리한 약정은 무효입니다.",
     ]
-    asked = [f for f, inc in zip(findings, found, strict=False) if inc.asked is not None]
     converted = converted_deposit(case)
     if converted and not asked:  # "보증금 1억을 월세로 돌리면 얼마?": the conversion is the answer
         rate = rules.conversion_rate
@@ -210,7 +224,7 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
     questions = [] if found else [Question(field="current_deposit_manwon", label="현재 보증금(또는 월차임)")]
     return StepResult(
         headline=headline,
-        findings=findings if found else findings[1:],
+        findings=[f for f in findings if f != headline] if found else findings[1:],
         figures=figures,
         citations=_citations(statutes),
         questions=questions,
