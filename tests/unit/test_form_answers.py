@@ -1,0 +1,167 @@
+"""A form answered in words: the asked fields read from what a person types, and the messages that
+answer nothing (a new question). Real phrasings, table-driven."""
+
+from __future__ import annotations
+
+import pytest
+
+from contracts.results import Question
+from services.document.fields import collect_fields, fields_from_answers, missing_fields
+from services.housing.addresses import region_address
+from services.housing.form_answers import form_answers
+from services.housing.names import person_name
+
+pytestmark = pytest.mark.unit
+
+ADDRESS = Question(field="address", label="임차주택 소재지", hint="예: 서울특별시 강남구 역삼동 123-4")
+START = Question(field="term_start", label="임대차 시작일(인도일)")
+END = Question(field="term_end", label="임대차 종료일", hint="예: 2027-02-28, 또는 기간만: 2년")
+LANDLORD = Question(field="landlord_name", label="임대인 성명")
+TENANT = Question(field="tenant_name", label="임차인 성명")
+DEPOSIT = Question(field="deposit_won", label="보증금")
+DOWN = Question(field="down_payment_won", label="계약금")
+RENT = Question(field="monthly_rent_won", label="차임(월세)")
+RENT_DAY = Question(field="rent_day", label="차임 지급일", hint="매월 며칠에 지급하는지, 예: 25")
+BALANCE_DATE = Question(field="balance_date", label="잔금 지급일")
+AREA = Question(field="area_m2", label="임차할 부분 면적")
+
+WHERE_AND_WHEN = [ADDRESS, START, END]
+
+
+@pytest.mark.parametrize(
+    ("questions", "message", "answers"),
+    [
+        (
+            WHERE_AND_WHEN,
+            "주소는 서울 서초구 반포대로 58, 301동 1502호이고 기간은 2026년 4월 1일부터 2년이에요",
+            {
+                "address": "서울 서초구 반포대로 58, 301동 1502호",
+                "term_start": "2026-04-01",
+                "term_end": "24개월",
+            },
+        ),
+        (
+            WHERE_AND_WHEN,
+            "서울 서초구 반포대로 58 301동 1502호, 2026.4.1 ~ 2028.3.31",
+            {
+                "address": "서울 서초구 반포대로 58 301동 1502호",
+                "term_start": "2026-04-01",
+                "term_end": "2028-03-31",
+            },
+        ),
+        (
+            WHERE_AND_WHEN,
+            "소재지: 부산 해운대구 우동 1408 101동 202호\n계약기간: 2026-05-01부터 2028-04-30까지",
+            {
+                "address": "부산 해운대구 우동 1408 101동 202호",
+                "term_start": "2026-05-01",
+                "term_end": "2028-04-30",
+            },
+        ),
+        (
+            WHERE_AND_WHEN,
+            "입주는 2026년 3월 2일이고 1년 6개월 살 거예요",
+            {"term_start": "2026-03-02", "term_end": "18개월"},
+        ),
+        (WHERE_AND_WHEN, "2026년 4월 1일에 입주해요", {"term_start": "2026-04-01"}),
+        (WHERE_AND_WHEN, "종료일은 2028년 2월 29일까지요", {"term_end": "2028-02-29"}),
+        ([END], "2년이요", {"term_end": "24개월"}),
+        (
+            [LANDLORD, TENANT],
+            "집주인은 김영수 씨, 세입자는 저 박지민입니다",
+            {"landlord_name": "김영수", "tenant_name": "박지민"},
+        ),
+        ([TENANT], "이서연이요", {"tenant_name": "이서연"}),
+        (
+            [DEPOSIT, DOWN],
+            "보증금은 2억 3천이고 계약금은 2,300만원 넣었어요",
+            {"deposit_won": "230,000,000원", "down_payment_won": "23,000,000원"},
+        ),
+        (
+            [RENT, RENT_DAY],
+            "월세 65만원, 매월 25일에 내요",
+            {"monthly_rent_won": "650,000원", "rent_day": "25"},
+        ),
+        ([DEPOSIT], "1억 5천이요", {"deposit_won": "150,000,000원"}),
+        ([BALANCE_DATE], "잔금은 2026년 3월 31일에 치러요", {"balance_date": "2026-03-31"}),
+        ([AREA], "면적은 25평이에요", {"area_m2": "25평"}),
+    ],
+)
+def test_the_asked_fields_are_read_from_a_sentence(questions, message, answers) -> None:
+    assert form_answers(questions, message) == answers
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "강남구 전세 시세 알려줘",
+        "서초구 아파트 매매 얼마예요?",
+        "전세금 5% 인상 가능한가요?",
+        "안녕하세요",
+        "잘 모르겠어요",
+    ],
+)
+def test_a_new_question_or_small_talk_answers_nothing(message) -> None:
+    assert form_answers([*WHERE_AND_WHEN, DEPOSIT], message) == {}
+
+
+def test_only_the_asked_fields_are_answered() -> None:
+    """A message may say more than was asked; the form takes what it asked for."""
+    said = "주소는 서울 마포구 합정동 12-3 합정빌라 201호, 보증금은 1억이에요"
+    assert form_answers([ADDRESS], said) == {"address": "서울 마포구 합정동 12-3 합정빌라 201호"}
+
+
+def test_the_document_reads_the_answers_as_it_reads_the_form() -> None:
+    """What the reader gives is what a filled form gives: the document service parses it the same way."""
+    typed = form_answers(
+        WHERE_AND_WHEN, "주소는 서울 서초구 반포대로 58, 301동 1502호이고 기간은 2026년 4월 1일부터 2년이에요"
+    )
+    found, problems = fields_from_answers(typed)
+    assert problems == {}
+    assert (str(found["term_start"]), found["term_months"]) == ("2026-04-01", 24)
+
+
+def test_the_lease_question_asks_only_for_what_it_does_not_say() -> None:
+    """mt-document-fill, turn 1: the parties and the money are in the question, the address and term not."""
+    fields, problems = collect_fields(
+        "전세 계약서 만들어줘. 집주인은 정미경, 세입자는 저 한지훈이고 "
+        "보증금은 3억5천(계약금 3천5백, 잔금 3억1천5백)이에요"
+    )
+    assert problems == {} and missing_fields(fields) == ["address", "term_start", "term_end"]
+    assert (fields.landlord_name, fields.tenant_name) == ("정미경", "한지훈")
+    assert (fields.deposit_won, fields.down_payment_won, fields.balance_won) == (
+        350_000_000,
+        35_000_000,
+        315_000_000,
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "name"),
+    [
+        ("저 한지훈이고", "한지훈"),
+        ("정미경이요", "정미경"),
+        ("홍길동 씨", "홍길동"),
+        ("김지은", "김지은"),
+        ("반려동물을 키울 수 있다", None),
+        ("미정", None),
+    ],
+)
+def test_a_party_is_read_by_name(words, name) -> None:
+    assert person_name(words) == name
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("서울 서초구 반포대로 58, 301동 1502호이고", "서울 서초구 반포대로 58, 301동 1502호"),
+        (
+            "서울 강남구 테헤란로 152 강남파이낸스센터 10층이에요",
+            "서울 강남구 테헤란로 152 강남파이낸스센터 10층",
+        ),
+        ("서울 마포구 합정동 12-3 합정빌라 201호를 보증금 1억에", "서울 마포구 합정동 12-3 합정빌라 201호"),
+        ("서울 강남구 전세 시세", None),
+    ],
+)
+def test_an_address_keeps_its_road_number_and_unit(text, address) -> None:
+    assert region_address(text) == address
