@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
 
 from services.analysis.rulebook import CORPUS, RULES_DIR, RuleBook
 from services.analysis.statutes import StatuteBook
+from services.housing.money import amounts_manwon
 
 pytestmark = pytest.mark.unit
 RULES = RuleBook.load()
@@ -50,3 +52,28 @@ def test_the_decree_states_the_rates_the_rule_file_uses() -> None:
     """시행령 제9조 says 연 1할 and 연 2퍼센트: the file must not drift from the statute."""
     text = StatuteBook.load(CORPUS).cite("주택임대차보호법_시행령/제9조").text
     assert "연 1할" in text and "연 2퍼센트" in text
+
+
+def numbered_amounts(article_id: str) -> list[int]:
+    """The amount on each numbered item (1. 서울특별시: 5천500만원) of an article, in 만원."""
+    text = StatuteBook.load(CORPUS).cite(article_id, max_chars=10_000).text
+    return [amounts_manwon(line)[0] for line in text.splitlines() if re.match(r"\d+\. ", line)]
+
+
+def test_the_small_deposit_table_is_the_decrees() -> None:
+    """시행령 제10조① (일정액) and 제11조 (보증금 기준), item by item, as the corpus says."""
+    table = RULES.small_deposit.table_on(date.today())
+    assert [t.protected_manwon for t in table.tiers] == numbered_amounts("주택임대차보호법_시행령/제10조")
+    assert [t.max_deposit_manwon for t in table.tiers] == numbered_amounts("주택임대차보호법_시행령/제11조")
+    assert table.effective_from <= date.today() and table.house_value_share == 0.5
+    assert all(article_id in StatuteBook.load(CORPUS) for article_id in table.articles)
+
+
+def test_the_brokerage_rule_is_the_articles() -> None:
+    """시행규칙 제20조⑤ 제1호 (× 100, 5천만원 미만이면 × 70) and ④ 제2호 (1천분의 9)."""
+    rule, rate = RULES.brokerage.transaction_amount, RULES.brokerage.non_housing
+    text = StatuteBook.load(CORPUS).cite("공인중개사법_시행규칙/제20조", max_chars=10_000).text
+    assert f"{rule.rent_multiplier}을 곱한" in text and f"{rule.small_rent_multiplier}을 곱한" in text
+    assert "5천만원 미만" in text and rule.small_threshold_manwon == 5000
+    assert "1천분의 9" in text and rate.max_rate == 0.009
+    assert rule.effective_date <= date.today() and rate.effective_date <= date.today()

@@ -28,6 +28,31 @@ def test_keywords_pick_tools_when_there_is_no_focus() -> None:
     assert chosen.confidence == KEYWORD_CONFIDENCE
 
 
+@pytest.mark.parametrize(
+    ("query", "focus", "tool"),
+    [
+        ("보증금 1억이면 얼마나 보호받아요?", "priority_repayment", "priority_repayment"),
+        ("서울 보증금 1억 최우선변제 되나요?", None, "priority_repayment"),
+        ("소액임차인 기준이 얼마예요?", None, "priority_repayment"),
+        ("보증금 500 월세 40 얼마 내요?", "brokerage_fee", "brokerage_fee"),
+        ("보증금 500에 월세 40이면 복비 얼마?", None, "brokerage_fee"),
+        ("월세 중개수수료 계산해 주세요", None, "brokerage_fee"),
+    ],
+)
+def test_the_law_figures_are_reached_by_their_focus_or_their_words(query, focus, tool) -> None:
+    chosen = select_tools(Case(query), [focus] if focus else [])
+    assert [t.name for t in chosen.tools] == [tool]
+
+
+async def test_a_priority_repayment_step_answers_with_the_amount_protected() -> None:
+    entities = {"gu": ["관악구"], "deposit_manwon": 10000}
+    output = await service.analyse(
+        step("관악구 보증금 1억 최우선변제", ["priority_repayment"], entities=entities), LIBRARY
+    )
+    assert output.result.headline.startswith("관악구에서 보증금 1억원은 소액임차인")
+    assert "5,500만원까지" in output.result.headline
+
+
 async def test_a_rent_increase_step_records_its_decision() -> None:
     out = await service.analyse(step("전세금 3억인데 3억 5천으로 올려달래요", ["rent_increase"]), LIBRARY)
     (decision,) = out.tool_decisions
