@@ -12,13 +12,6 @@ from services.analysis.rulebook import JeonseRiskRules
 from services.analysis.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
 
-PROPERTY_NAMES = {
-    "apartment": "아파트",
-    "officetel": "오피스텔",
-    "villa": "빌라",
-    "oneroom": "원룸",
-    "house": "주택",
-}
 _DEBT_WORDS = re.compile(r"근저당|선순위|채권최고액|대출|융자|빚")
 
 
@@ -54,10 +47,9 @@ def _price_label(case: Case) -> str:
 
 
 def _market_named(case: Case) -> str:
-    """The market figure a ratio fell back on, as a person reads it: 강남구 아파트 매매 호가 중앙값."""
+    """The market figure a ratio fell back on, as a person reads it: 강남구 매매 호가 중앙값."""
     place = " ".join([*(case.entities.get("gu") or []), *(case.entities.get("dong") or [])])
-    kinds = " ".join(PROPERTY_NAMES.get(k, "") for k in case.entities.get("property_types") or [])
-    return " ".join(w for w in (place or "검색된 지역", kinds, "매매 호가 중앙값") if w)
+    return f"{place or '검색된 지역'} 매매 호가 중앙값"
 
 
 def jeonse_risk(case: Case, rules: JeonseRiskRules, statutes: StatuteBook) -> StepResult:

@@ -279,4 +279,4 @@ def test_without_a_given_price_the_market_median_is_used_and_named() -> None:
         SALE_MEDIAN_180000,
     )
     assert figure(result, "보증금+선순위채권 ÷ 시세").value == 44.4
-    assert result.headline.startswith("매매가를 말씀하지 않아 강남구 아파트 매매 호가 중앙값 18억원 기준으로")
+    assert result.headline.startswith("매매가를 말씀하지 않아 강남구 매매 호가 중앙값 18억원 기준으로")
