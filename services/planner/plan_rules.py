@@ -46,6 +46,8 @@ TEAM_FOCUS = {
         F.LOAN_SIMULATION,
         F.ROI,
         F.POLICY,
+        F.PRIORITY_REPAYMENT,
+        F.BROKERAGE_FEE,
     },
     Team.DOCUMENT: {F.LEASE_CONTRACT},
 }
@@ -74,6 +76,8 @@ STEP_KINDS = {
         StepKind("simulate-loan", Team.ANALYSIS, (F.LOAN_SIMULATION,), ("search-loan", "search-market")),
         StepKind("analyze-roi", Team.ANALYSIS, (F.ROI,), ("search-market", "search-loan")),
         StepKind("match-policy", Team.ANALYSIS, (F.POLICY,), ("search-loan",)),
+        StepKind("compute-priority-repayment", Team.ANALYSIS, (F.PRIORITY_REPAYMENT,), ("search-legal",)),
+        StepKind("compute-brokerage-fee", Team.ANALYSIS, (F.BROKERAGE_FEE,), ("search-legal",)),
         StepKind("draft-lease", Team.DOCUMENT, (F.LEASE_CONTRACT,), ("search-market", "search-legal")),
     )
 }
@@ -118,6 +122,11 @@ _TOPIC_OF_INTENT = {
 }
 # Topics whose mere mention asks for their analysis too ("투자 가치는?", "깡통전세 위험", "청년 지원").
 _ANALYSED_WHEN_NAMED = {Topic.INVEST: "analyze-roi", Topic.RISK: "analyze-risk", Topic.POLICY: "match-policy"}
+# Figures the law defines that a question about them asks for: computed whenever the subject is named.
+_LAW_FIGURES = (
+    (re.compile(r"최우선|소액\s*임차|소액\s*보증금"), "compute-priority-repayment"),
+    (re.compile(r"중개\s*(?:보수|수수료)|복비|부동산\s*수수료"), "compute-brokerage-fee"),
+)
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮")
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
 
@@ -206,7 +215,10 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids += _clause_steps(clause, intent, entities)
     if _needs_loan_figures(text, entities):
         ids.append("simulate-loan")
-    return ids
+    law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
+    if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
+        ids = [step for step in ids if step not in ("search-market", "analyze-market")]
+    return ids + law_figures
 
 
 def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntities) -> list[str]:
@@ -330,6 +342,8 @@ def task_for(step_id: str, query: str, entities: QueryEntities, intent: Intent, 
         "simulate-loan": lambda: _loan_simulation_task(entities, scope if "search-market" in planned else ""),
         "analyze-roi": lambda: _join(scope, "투자 수익성·가치 평가"),
         "match-policy": lambda: _join(_words_in(_POLICY_GROUPS, query, "·"), "대상 주거 지원 정책 매칭"),
+        "compute-priority-repayment": lambda: "지역·보증금 기준 최우선변제(소액임차인) 대상 여부와 금액 계산",
+        "compute-brokerage-fee": lambda: "중개보수의 거래금액(보증금 + 월세 × 100, 5천만원 미만 × 70) 계산",
         "draft-lease": lambda: _lease_task(entities, "search-market" in planned),
     }
     return tasks[step_id]()

@@ -78,3 +78,20 @@ def test_the_best_heading_names_the_law_the_question_is_about() -> None:
 
 def test_bigrams_stay_inside_words_and_repeat_once() -> None:
     assert bigrams("공시지가 공시") == ["공시", "시지", "지가"]
+
+
+@pytest.mark.parametrize(
+    ("question", "step"),
+    [
+        ("서울 보증금 1억5천 원룸인데 최우선변제 얼마까지 받아요?", "compute-priority-repayment"),
+        ("소액임차인이면 보증금 얼마나 보호돼요? 경기도 용인 보증금 1억", "compute-priority-repayment"),
+        ("원룸 보증금 500에 월세 40인데 복비는 뭘 기준으로 계산해요?", "compute-brokerage-fee"),
+        ("오피스텔 월세 중개수수료 거래금액 어떻게 잡나요 보증금 1000 월세 70", "compute-brokerage-fee"),
+    ],
+)
+def test_a_figure_the_law_defines_is_computed_and_no_market_search_stands_in_for_it(
+    question: str, step: str
+) -> None:
+    steps = [s.step_id for s in plan_by_rules(question).steps]
+    assert step in steps and "search-legal" in steps
+    assert not {"search-market", "analyze-market"} & set(steps)
