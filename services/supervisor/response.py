@@ -138,14 +138,14 @@ def _result(step: StepState) -> StepResult | None:
 
 
 def _by_relevance(state: RunState, done: Done) -> Done:
-    """The step that answers the question first: analyses (they compute the verdict), then the search of
-    the question's own kind, then the rest in plan order."""
+    """The step that answers the question first: analyses that computed figures (the verdict), then the
+    search of the question's own kind, then the rest in plan order."""
     wanted = _ANSWERING_FOCUS.get(state.intent.type) if state.intent else None
 
     def rank(item: tuple[StepState, StepResult]) -> int:
         step, result = item
-        if step.spec.team.value == "analysis" and result.headline:
-            return 0
+        if step.spec.team.value == "analysis" and result.headline and result.figures:
+            return 0  # an analysis that computed nothing ("비교할 단지가 없습니다") answers nothing
         return 1 if wanted in step.spec.inputs.get("focus", []) else 2
 
     return sorted(done, key=rank)

@@ -54,7 +54,8 @@ def test_the_computed_verdict_leads_and_the_articles_follow_quoted_at_their_para
     legal = {"headline": "주택임대차보호법 제7조②에 따르면 “증액청구는 20분의 1을 초과하지 못한다.”",
              "citations": [article("제7조", 2, "증액청구는 20분의 1을 초과하지 못한다.")]}  # fmt: skip
     verdict = "4,000만원 인상(13.3%)은 상한 5%를 넘어 요구할 수 없습니다."
-    check = {"headline": verdict, "findings": ["1년 이내 재증액 불가"]}
+    cap = {"label": "법정 상한 보증금", "value": 31500, "unit": "만원"}
+    check = {"headline": verdict, "findings": ["1년 이내 재증액 불가"], "figures": [cap]}
     answer = answer_of(IntentType.LEGAL_CONSULT, (LEGAL, legal), (CHECK, check))
     assert answer.startswith(verdict)
     assert "주택임대차보호법 제7조②: “증액청구는 20분의 1을 초과하지 못한다.”" in answer
@@ -86,3 +87,10 @@ def test_a_quote_is_the_sentence_of_the_article_that_speaks_of_the_question() ->
     listed = quote(text["부동산_거래신고_등에_관한_법률/제3조"], ["신고", "매매계약"])
     assert "30일 이내" in listed.text and listed.text.endswith("… 부동산의 매매계약")  # the rule and its item
     assert len(quote(text["공인중개사법_시행규칙/제20조"], ["거래금액"], limit=120).text) <= 120
+
+
+def test_an_analysis_that_computed_nothing_does_not_lead() -> None:
+    market = {"headline": "강남구 전세 호가는 10곳 중 3억원부터 9억원까지입니다."}
+    nothing = {"headline": "비교할 단지가 0곳뿐이라 적정성을 판단하지 않았습니다."}
+    answer = answer_of(IntentType.MARKET_INQUIRY, (MARKET, market), (CHECK, nothing))
+    assert answer.startswith("강남구 전세 호가는 10곳 중")

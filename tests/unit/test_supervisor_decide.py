@@ -294,6 +294,7 @@ def test_an_answer_of_several_steps_leads_with_the_analysis_conclusion() -> None
     run.decide()
     run.add(completed("search", headline="강남구 전세 중앙값 10억 6,500만원"))
     run.decide()
-    run.add(completed("analysis", headline="전세가율 72%: 위험 구간입니다"))
+    ratio = {"label": "전세가율", "value": 72, "unit": "%"}
+    run.add(completed("analysis", headline="전세가율 72%: 위험 구간입니다", figures=[ratio]))
     answer = compose(run.decide().state).answer
     assert answer.startswith("전세가율 72%: 위험 구간입니다\n- 강남구 전세 중앙값")
