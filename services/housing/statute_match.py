@@ -46,23 +46,25 @@ class StatuteHeadings:
 
     def __init__(self, articles: tuple[StatuteArticle, ...]) -> None:
         self._articles = articles
-        self._headings = [frozenset(bigrams(f"{a.law} {a.title or ''}")) for a in articles]
+        self._postings: dict[str, list[int]] = {}  # bigram -> the headings that have it
+        for i, a in enumerate(articles):
+            for gram in set(bigrams(f"{a.law} {a.title or ''}")):
+                self._postings.setdefault(gram, []).append(i)
         in_texts = Counter(gram for a in articles for gram in set(bigrams(a.text)))
         total = len(articles)
         self._idf = {gram: math.log((total + 1) / (n + 0.5)) for gram, n in in_texts.items()}
         self._unseen_idf = math.log((total + 1) / 0.5)
 
     def match(self, question: str) -> StatuteMatch:
-        grams = bigrams(question)
-        weights = {g: self._idf.get(g, self._unseen_idf) for g in grams}
-        best_score, best = 0.0, None
-        for i, heading in enumerate(self._headings):
-            score = sum(w for g, w in weights.items() if g in heading)
-            if score > best_score:
-                best_score, best = score, self._articles[i]
-        if best is None:
+        scores: dict[int, float] = {}
+        for gram in bigrams(question):
+            weight = self._idf.get(gram, self._unseen_idf)
+            for i in self._postings.get(gram, ()):
+                scores[i] = scores.get(i, 0.0) + weight
+        if not scores:
             return StatuteMatch(0.0, None, None)
-        return StatuteMatch(round(best_score, 2), best.article_id, best.law)
+        best = min(scores, key=lambda i: (-scores[i], i))  # ties: the heading first in the corpus
+        return StatuteMatch(round(scores[best], 2), self._articles[best].article_id, self._articles[best].law)
 
 
 @cache
