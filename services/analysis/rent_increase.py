@@ -29,17 +29,19 @@ class Increase:
         return (self.asked - self.current) / self.current if self.asked is not None else None
 
 
-_CURRENT = {"보증금": "deposit_manwon", "월차임": "monthly_rent_manwon"}
-_ASKED = {"보증금": "requested_deposit_manwon", "월차임": "requested_monthly_rent_manwon"}
-# Step inputs (a run's answers) name them as the input form does; the entities' role fields follow.
-_CURRENT_KEYS = {
-    "보증금": ("current_deposit_manwon", _CURRENT["보증금"]),
-    "월차임": ("current_monthly_rent_manwon", _CURRENT["월차임"]),
+# What is now and what is asked, per kind: a run's answers (named as the input form names them), then
+# the amounts by role the person gave (QueryEntities).
+_KEYS = {
+    "보증금": (
+        ("current_deposit_manwon", "deposit_manwon"),
+        ("asked_deposit_manwon", "requested_deposit_manwon"),
+    ),
+    "월차임": (
+        ("current_monthly_rent_manwon", "monthly_rent_manwon"),
+        ("asked_monthly_rent_manwon", "requested_monthly_rent_manwon"),
+    ),
 }
-_ASKED_KEYS = {
-    "보증금": ("asked_deposit_manwon", _ASKED["보증금"]),
-    "월차임": ("asked_monthly_rent_manwon", _ASKED["월차임"]),
-}
+_ROLE_KEYS = [key for now, asked in _KEYS.values() for key in (now[1], asked[1])]
 
 
 def increases(case: Case) -> list[Increase]:
@@ -48,11 +50,12 @@ def increases(case: Case) -> list[Increase]:
     found = []
     # The amounts by role the person gave (QueryEntities: deposit_manwon, requested_deposit_manwon …)
     # come first; the order of the amounts is the fallback for a step without them.
-    by_role = any(case.number(key) for key in (*_CURRENT.values(), *_ASKED.values()))
+    by_role = any(case.number(key) for key in _ROLE_KEYS)
     for what, values in (("보증금", deposits), ("월차임", rents)):
         fallback = [] if by_role else values
-        current = case.number(*_CURRENT_KEYS[what]) or (fallback[0] if fallback else None)
-        asked = case.number(*_ASKED_KEYS[what]) or (fallback[1] if len(fallback) > 1 else None)
+        now_keys, asked_keys = _KEYS[what]
+        current = case.number(*now_keys) or (fallback[0] if fallback else None)
+        asked = case.number(*asked_keys) or (fallback[1] if len(fallback) > 1 else None)
         if current and asked is None and percent is not None:
             asked = current * (1 + percent / 100)
         if current and asked is not None and asked < current:

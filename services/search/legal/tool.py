@@ -15,8 +15,9 @@ from contracts import search as published
 from contracts.results import StepResult
 from contracts.values import Citation
 from services.housing.statute_answers import StatuteAnswer, answer_for
-from services.housing.statutes import paragraphs, quote, rule_text
+from services.housing.statutes import Quote, paragraphs, quote, rule_text
 from services.platform.team import StepFailure, StepWork
+from services.search.legal.articles import Article
 from services.search.legal.search import LegalFilters, LegalHit, LegalIndex
 
 LIMIT = 5
@@ -93,17 +94,7 @@ def _grounds(answer: StatuteAnswer, index: LegalIndex) -> list[Citation]:
         if article is None or ref.article_id in found:
             continue
         text = paragraphs(rule_text(article.body)).get(ref.paragraph, article.body)
-        said = quote(text, ())
-        found[ref.article_id] = Citation(
-            article_id=article.article_id,
-            law=article.law_title,
-            article=article.article_number,
-            title=article.article_title,
-            text=text,
-            enforcement_date=date.fromisoformat(article.enforcement_date),
-            paragraph=ref.paragraph,
-            quote=said.text,
-        )
+        found[ref.article_id] = _citation(article, text, Quote(ref.paragraph, quote(text, ()).text))
     return list(found.values())
 
 
@@ -124,15 +115,17 @@ def published_hit(hit: LegalHit) -> published.LegalHit:
 
 
 def citation(hit: LegalHit) -> Citation:
+    return _citation(hit.article, hit.shown_text, quote(hit.article.body, hit.matched_terms))
+
+
+def _citation(a: Article, shown: str, said: Quote) -> Citation:
     """The version date travels in its own field: the corpus is a dated snapshot (see its README)."""
-    a = hit.article
-    said = quote(a.body, hit.matched_terms)
     return Citation(
         article_id=a.article_id,
         law=a.law_title,
         article=a.article_number,
         title=a.article_title,
-        text=hit.shown_text,
+        text=shown,
         enforcement_date=date.fromisoformat(a.enforcement_date),
         paragraph=said.paragraph,
         quote=said.text,
