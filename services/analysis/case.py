@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.housing.area import PYEONG_M2
-from services.housing.money import amounts_manwon as parse_amounts_manwon
+from services.housing.money import amounts_manwon
 
 DEAL_NAMES = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
 AREA_TOLERANCE = 0.25  # a comparable's areas must come within ±25% of the home's size
@@ -56,7 +56,7 @@ class Case:
         given = self.entities.get("amounts_manwon")
         if isinstance(given, list) and given:
             return [int(a) for a in given if _is_number(a)]
-        return parse_amounts_manwon(self.query)
+        return amounts_manwon(self.query)
 
     def deposits_and_rents(self) -> tuple[list[float], list[float]]:
         """The amounts as (deposits, monthly rents) when no role was given: a question that speaks of 월세

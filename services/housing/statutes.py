@@ -33,11 +33,6 @@ class StatuteArticle:
     enforcement_date: str | None
     in_force: bool  # false for deleted articles, fragments and versions not yet in force
 
-    @property
-    def reference(self) -> str:
-        """주택임대차보호법 제7조(차임 등의 증감청구권)."""
-        return f"{self.law} {self.number}" + (f"({self.title})" if self.title else "")
-
 
 @cache
 def load_articles(corpus: Path = CORPUS) -> tuple[StatuteArticle, ...]:
