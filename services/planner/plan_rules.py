@@ -405,8 +405,16 @@ def _rent_change_task(query: str, entities: QueryEntities) -> str:
     amounts = entities.amounts_manwon
     if "전환" in query:
         return "전월세 전환율에 따른 보증금·월세 환산 계산"
-    if len(amounts) >= 2:
-        before, after = amounts[0], amounts[1]
+    changes = [
+        (now, asked)
+        for now, asked in (
+            (entities.deposit_manwon, entities.requested_deposit_manwon),
+            (entities.monthly_rent_manwon, entities.requested_monthly_rent_manwon),
+        )
+        if now is not None and asked is not None
+    ] or ([(amounts[0], amounts[1])] if len(amounts) >= 2 else [])
+    if changes:
+        before, after = changes[0]
         return f"{format_manwon(before)} → {format_manwon(after)} 증액이 5% 상한을 넘는지 계산"
     if entities.percent is not None:
         return f"{entities.percent:g}% 인상이 법정 상한(5%) 안인지 확인"

@@ -200,3 +200,9 @@ def test_a_jeonse_risk_plan_asks_its_market_search_for_sale_prices_too() -> None
     assert market.inputs["also_deal_types"] == ["sale"]
     plain = plan_by_rules("송파구 아파트 전세 시세 알려줘")
     assert all("also_deal_types" not in s.inputs for s in plain.steps)
+
+
+def test_a_raise_by_an_amount_is_tasked_as_the_change_the_person_asked_about() -> None:
+    plan = plan_by_rules("전세 3억인데 집주인이 4천 올려달래요, 되나요?")
+    (check,) = [s for s in plan.steps if s.step_id == "check-rent-increase"]
+    assert check.task.startswith("3억원 → 3억 4,000만원 증액")  # not "3억원 → 4,000만원"
