@@ -1,6 +1,7 @@
 """The mortgage limit (주택담보대출 한도): the smallest of the LTV limit, the DSR limit (at the stressed
 rate where stress DSR is in force), the regulatory cap and a named programme's cap. Every constraint
-keeps its formula and source, and the smallest one is the binding constraint (결정 요인)."""
+keeps its formula and source, and the smallest one is the binding constraint (결정 요인). Without the
+income the limit is the collateral side only (LTV and caps): an upper bound the DSR can only lower."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from services.analysis.repayment import level_payment
 class Borrower:
     """What the limit depends on (차주 정보), every field said by the person."""
 
-    income_manwon: float  # 연소득
+    income_manwon: float | None  # 연소득; None when not said (the DSR side is then left out)
     debt_monthly_manwon: float  # 기존 대출 월 상환액
     price_manwon: float  # 주택 가격
     zone: Zone
@@ -47,6 +48,10 @@ class LoanLimit:
     def amount_manwon(self) -> float:
         return max(0.0, self.binding.limit_manwon)
 
+    @property
+    def income_counted(self) -> bool:
+        return any(c.name.startswith(("DSR", "DTI")) for c in self.constraints)
+
 
 def buyer_of(house_count: int, first_home: bool) -> Buyer:
     if first_home and house_count == 0:
@@ -56,7 +61,8 @@ def buyer_of(house_count: int, first_home: bool) -> Buyer:
 
 def loan_limit(b: Borrower, rules: LendingRules, day: date) -> LoanLimit:
     term, notes = _term(b, rules, day)
-    constraints = [*_ltv(b, rules, day), _income_limit(b, term, rules, day), *_caps(b, rules, day)]
+    income = [] if b.income_manwon is None else [_income_limit(b, b.income_manwon, term, rules, day)]
+    constraints = [*_ltv(b, rules, day), *income, *_caps(b, rules, day)]
     return LoanLimit(constraints, term, notes)
 
 
@@ -84,7 +90,7 @@ def _ltv(b: Borrower, rules: LendingRules, day: date) -> list[Constraint]:
     ]
 
 
-def _income_limit(b: Borrower, term: int, rules: LendingRules, day: date) -> Constraint:
+def _income_limit(b: Borrower, income: float, term: int, rules: LendingRules, day: date) -> Constraint:
     """The loan whose yearly 원리금균등 repayment, with the other debts, fits the income ratio: DSR at the
     stressed rate, or a policy mortgage's DTI at its own rate (정책 모기지는 DSR 대신 DTI로 심사)."""
     if b.programme:
@@ -98,10 +104,10 @@ def _income_limit(b: Borrower, term: int, rules: LendingRules, day: date) -> Con
         rate_text = (
             f"금리 {b.rate:.2%} + 스트레스 {add_on:.2%}p = {rate:.2%}" if stress else f"금리 {rate:.2%}"
         )
-    room = ratio * b.income_manwon - 12 * b.debt_monthly_manwon
+    room = ratio * income - 12 * b.debt_monthly_manwon
     per_unit = 12 * level_payment(1.0, rate, term * 12)
     basis = (
-        f"(연소득 {b.income_manwon:,.0f} × {ratio:.0%} − "
+        f"(연소득 {income:,.0f} × {ratio:.0%} − "
         f"기존 대출 연 상환 {12 * b.debt_monthly_manwon:,.0f}) ÷ "
         f"대출 1만원당 연 상환액 {per_unit:.5f} ({rate_text}, {term}년 원리금균등)"
     )

@@ -6,17 +6,19 @@ falls back to a stated reference rate, the term to a stated default)."""
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.dated import day_asked
-from services.analysis.lending_rules import LendingRules
+from services.analysis.lending_rules import BUYER_NAMES, LendingRules
 from services.analysis.loan_limit import Borrower, LoanLimit, buyer_of, loan_limit
 from services.analysis.profile import Profile, read_profile
 from services.analysis.regions import Region, RegionRules, find_region
 from services.analysis.repayment import METHOD_NAMES, schedule, yearly
 from services.housing.money import format_manwon as won_text
 
+_DSR_STATED = re.compile(r"DSR\s*(\d+(?:\.\d+)?)\s*%", re.IGNORECASE)
 _LIMIT_WORDS = re.compile(r"한도|DSR|LTV|얼마(?:나|까지)?\s*(?:빌|대출|받)|대출\s*가능|최대", re.IGNORECASE)
 
 QUESTIONS = {
@@ -57,12 +59,11 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
     rate, rate_note, rate_finding = rate_of(p, lending)
     term = p.term_years or lending.default_term.years
     figures, findings, data = [], [], {}
-    if rate_finding:
-        findings.append(rate_finding)
-    limit = None
-    if not missing:
+    limit = borrower = None
+    if p.price_manwon is not None and region and region.zone and p.house_count is not None:
+        # The collateral side needs only price, place and houses; income and debts can only lower it.
         borrower = Borrower(
-            p.income_manwon, p.debt_monthly_manwon, p.price_manwon, region.zone,
+            p.income_manwon, p.debt_monthly_manwon or 0.0, p.price_manwon, region.zone,
             buyer_of(p.house_count, p.first_home), rate, term, lending.programme_named(case.query, day),
         )  # fmt: skip
         limit = loan_limit(borrower, lending, day)
@@ -71,9 +72,8 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
         findings += limit_findings(limit, borrower, region, lending)
         data["limit_manwon"] = round(limit.amount_manwon)
         data["binding_constraint"] = limit.binding.name
-    if p.term_years is None:
-        findings.append(f"만기를 알려 주지 않아 {term}년으로 계산했습니다.")
-    principal = p.loan_manwon if p.loan_manwon is not None else (limit.amount_manwon if limit else None)
+    complete = limit is not None and not missing
+    principal = p.loan_manwon if p.loan_manwon is not None else (limit.amount_manwon if complete else None)
     if principal:
         more, rows = payment_figures(principal, rate, term, rate_note)
         figures += more
@@ -87,15 +87,40 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
         findings.append(
             f"기존 대출 잔액 {won_text(p.debt_balance_manwon)}만으로는 DSR을 셀 수 없어 월 상환액을 여쭙니다."
         )
-    asks_limit = limit is None and (principal is None or _LIMIT_WORDS.search(case.query))
+    if principal or (limit and limit.income_counted):  # the rate and term were used: say what they were
+        findings[:0] = [rate_finding] if rate_finding else []
+        if p.term_years is None:
+            findings.append(f"만기를 알려 주지 않아 {term}년으로 계산했습니다.")
+    repayment_cap = None
+    if limit is None and p.income_manwon:
+        repayment_cap = yearly_repayment_cap(p, stated_dsr(case.query) or lending.dsr.max_ratio)
+        figures.append(repayment_cap)
+    barred = _barred(p, region, lending, day)
+    asks_limit = not complete and not barred and (principal is None or _LIMIT_WORDS.search(case.query))
     questions = [QUESTIONS[k] for k in missing] if asks_limit else []
     return StepResult(
-        headline=_headline(limit, principal, missing, p),
+        headline=_headline(limit, borrower, region, repayment_cap, barred, principal, p, missing, lending),
         findings=findings,
         figures=figures,
         questions=questions,
         data={"loan_simulation": {**data, "as_of": day.isoformat(), "rate": rate, "term_years": term}},
     )
+
+
+def stated_dsr(text: str) -> float | None:
+    """A DSR ratio the person named ("DSR 40% 적용되면"): theirs outranks the rule book's."""
+    found = _DSR_STATED.search(text)
+    return float(found.group(1)) / 100 if found and 0 < float(found.group(1)) < 100 else None
+
+
+def yearly_repayment_cap(p: Profile, ratio: float) -> Figure:
+    """What DSR allows every loan together to cost a year: 연소득 × DSR − 기존 대출 연 상환액."""
+    debts = 12 * (p.debt_monthly_manwon or 0.0)
+    cap = max(0.0, p.income_manwon * ratio - debts)
+    basis = f"연소득 {p.income_manwon:,.0f}만원 × DSR {ratio:.0%}" + (
+        f" − 기존 대출 연 상환 {debts:,.0f}만원" if debts else ""
+    )
+    return Figure(label="DSR 연간 원리금 상한", value=round(cap), unit="만원", basis=basis)
 
 
 def rate_of(p: Profile, lending: LendingRules) -> tuple[float, str, str | None]:
@@ -200,14 +225,66 @@ def payment_figures(principal: float, rate: float, term: int, rate_note: str) ->
     return figures, rows
 
 
-def _headline(limit: LoanLimit | None, principal: float | None, missing: list[str], p: Profile) -> str:
-    if limit is not None:
-        if limit.amount_manwon <= 0:
-            reason = "소득이 없어 " if p.income_manwon == 0 else ""
-            return f"{reason}대출 가능 금액이 0원입니다 (결정 요인: {limit.binding.name})."
-        amount = won_text(round(limit.amount_manwon))
-        return f"대출 가능 금액은 약 {amount}입니다 (결정 요인: {limit.binding.name})."
+def _headline(
+    limit: LoanLimit | None,
+    borrower: Borrower | None,
+    region: Region | None,
+    repayment_cap: Figure | None,
+    barred: str | None,
+    principal: float | None,
+    p: Profile,
+    missing: list[str],
+    lending: LendingRules,
+) -> str:
+    """The answer first: the limit (or its upper bound), else what DSR allows a year, else a verdict the
+    rules already give (a buyer whose LTV is 0%), else how a limit is set and what it needs."""
+    if limit is not None and borrower is not None and region is not None:
+        return _limit_headline(limit, borrower, region, p, missing)
+    if repayment_cap is not None:
+        yearly = repayment_cap.value
+        return (
+            f"DSR을 적용하면 1년에 갚을 수 있는 모든 대출의 원리금은 최대 {won_text(yearly)}"
+            f"(월 {won_text(round(yearly / 12))})입니다: {repayment_cap.basis}."
+        )
+    if barred:
+        return barred
     if principal:
         return f"대출 {won_text(principal)}의 상환 방식별 월 상환액을 계산했습니다."
     labels = ", ".join(QUESTIONS[k].label.split(" (")[0] for k in missing)
-    return f"대출 한도를 계산하려면 {labels}이(가) 필요합니다."
+    return (
+        f"주담대 한도는 LTV(주택가격 × LTV 비율), DSR(연소득의 {lending.dsr.max_ratio:.0%} 안에서 "
+        f"갚을 수 있는 원리금), 규제 최대 한도 중 가장 작은 금액입니다. "
+        f"계산하려면 {labels}이(가) 필요합니다."
+    )
+
+
+def _limit_headline(limit: LoanLimit, b: Borrower, region: Region, p: Profile, missing: list[str]) -> str:
+    home = f"{region.label} {won_text(b.price_manwon)} 주택({BUYER_NAMES[b.buyer]})"
+    if limit.amount_manwon <= 0:
+        reason = "소득이 없어 " if p.income_manwon == 0 else ""
+        why = f"대출 가능 금액 0원, 결정 요인: {limit.binding.name}"
+        return f"{reason}{home}은 주담대를 받을 수 없습니다 ({why})."
+    amount = won_text(round(limit.amount_manwon))
+    weighed = ", ".join(f"{c.name}({won_text(round(c.limit_manwon))})" for c in limit.constraints)
+    if not missing:
+        return f"{home}의 대출 가능 금액은 약 {amount}입니다 (결정 요인: {limit.binding.name})."
+    lowered = (
+        "기존 대출이 있으면 DSR 한도가 더 줄어듭니다"
+        if limit.income_counted
+        else "소득에 따른 DSR 한도가 이보다 작으면 그만큼 줄어듭니다"
+    )
+    return f"{home}의 주담대는 최대 {amount}입니다 ({weighed} 중 가장 작은 금액). {lowered}."
+
+
+def _barred(p: Profile, region: Region | None, lending: LendingRules, day: date) -> str | None:
+    """A buyer whose LTV is 0% where they buy gets nothing, whatever the price and income."""
+    if p.house_count is None or region is None or region.zone is None:
+        return None
+    buyer = buyer_of(p.house_count, p.first_home)
+    rule = lending.ltv_for(region.zone, buyer, day)
+    if rule is None or rule.ratio > 0:
+        return None
+    return (
+        f"{region.label}에서 {BUYER_NAMES[buyer]} 조건으로 집을 사면 LTV가 0%라 주담대를 받을 수 없습니다 "
+        f"({rule.source})."
+    )

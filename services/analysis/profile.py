@@ -172,6 +172,10 @@ def _rate(case: Case, text: str) -> float | None:
     return float(m.group(1)) / 100 if m else None
 
 
+_ANOTHER_HOME = re.compile(r"(?:하나|한\s*채|한\s*개|집)\s*더|추가\s*(?:로\s*)?(?:구입|매수|사)|또\s*사")
+_SELLING = re.compile(r"처분|팔(?:고|아|면|기)|매도|갈아타")
+
+
 def _houses(text: str) -> tuple[int | None, bool]:
     if re.search(r"생애\s*최초|첫\s*집", text):
         return 0, True
@@ -182,6 +186,8 @@ def _houses(text: str) -> tuple[int | None, bool]:
     count = _first_int(_HOUSES, text)
     if count is None and re.search(r"집\s*한\s*채|1주택|일주택", text):
         count = 1
+    if count == 1 and _ANOTHER_HOME.search(text) and not _SELLING.search(text):
+        return 2, False  # buying one more and keeping the first: the lending rules' 다주택 (추가 구입)
     return count, False
 
 

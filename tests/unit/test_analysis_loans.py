@@ -175,3 +175,42 @@ async def test_the_service_runs_the_new_tools_together() -> None:
     assert out.result.failed_tools == {} and out.tool_decisions[0].outcome == "ok"
     assert {"loan_simulation", "roi", "policy"} <= set(out.result.data)
     assert any(f.startswith("대출 한도·상환:") for f in out.result.findings)
+
+
+def test_without_income_the_collateral_side_answers_as_an_upper_bound() -> None:
+    # 2026-11-25, 서울 (규제지역), 생애최초, 10억: LTV 70% = 70,000; 시가 15억 이하 최대 한도 6억 → 60,000.
+    result = simulate("서울에 10억짜리 아파트 생애최초로 사려는데 주담대 최대 얼마까지 나와요?", "2026-11-25")
+    assert result.headline.startswith("서울 10억원 주택(생애최초)의 주담대는 최대 6억원입니다")
+    assert figure(result, "한도 (LTV 70%)").value == 70000
+    assert figure(result, "대출 가능 금액").value == 60000
+    assert "DSR" in result.headline  # the income can only lower it, and the answer says so
+    assert {q.field for q in result.questions} == {"income_manwon", "existing_debt_monthly_manwon"}
+    # 무주택, 20억: LTV 40% = 80,000; 시가 15억 초과 25억 이하 최대 한도 4억 → 40,000.
+    dearer = simulate("무주택자인데 서울 20억 아파트 사면 대출 최대 얼마 받을 수 있어요?", "2026-11-25")
+    assert figure(dearer, "대출 가능 금액").value == 40000 and "최대 4억원" in dearer.headline
+
+
+def test_income_alone_gives_what_dsr_allows_a_year() -> None:
+    # DSR 40% (lending.toml [dsr]): 6,000 × 0.40 = 2,400만원 a year, 200만원 a month.
+    result = simulate("연봉 6천인데 DSR 40% 적용되면 1년에 원리금 얼마까지 갚을 수 있는 거예요?")
+    assert figure(result, "DSR 연간 원리금 상한").value == 2400
+    assert "최대 2,400만원(월 200만원)" in result.headline
+    # a ratio the person names outranks the rule book's: 6,000 × 0.50 = 3,000; minus 월 50 × 12 = 2,400.
+    theirs = simulate("연봉 6천, 기존 대출 월 50만원 갚는 중인데 DSR 50%면 1년 원리금 한도는?")
+    assert figure(theirs, "DSR 연간 원리금 상한").value == 2400
+    assert "DSR 50%" in figure(theirs, "DSR 연간 원리금 상한").basis
+
+
+def test_buying_another_home_in_seoul_is_refused_whatever_the_price() -> None:
+    # lending.toml: 수도권·규제지역 다주택(추가 구입) LTV 0% since 2025-06-28.
+    result = simulate("집 한 채 이미 있는데 서울에 아파트 하나 더 사려고요. 주담대 받을 수 있나요?")
+    assert "받을 수 없습니다" in result.headline and "LTV가 0%" in result.headline
+    assert not result.questions  # no figure the person could add changes a 0% LTV
+    selling = simulate("1주택자인데 집 팔고 서울 8억 아파트로 갈아타려면 대출 얼마나 돼요?")
+    assert figure(selling, "한도 (LTV 40%)").value == 32000  # 처분조건 1주택: 80,000 × 40%
+
+
+def test_with_nothing_to_compute_the_answer_says_how_a_limit_is_set() -> None:
+    result = simulate("LTV랑 DSR 차이가 뭐에요? 둘 다 걸리면 뭐가 대출한도를 정하는 거예요")
+    assert "가장 작은 금액" in result.headline and "연소득" in result.headline
+    assert result.questions and not result.figures
