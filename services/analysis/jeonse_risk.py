@@ -13,6 +13,9 @@ from services.analysis.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
 
 _DEBT_WORDS = re.compile(r"근저당|선순위|채권최고액|대출|융자|빚")
+_NO_DEBT = re.compile(r"(?:근저당|선순위|대출|융자|빚)\S{0,2}\s*(?:하나도\s*|전혀\s*)?없")
+# The question asks whether the deposit can be insured (전세보증금반환보증): that verdict answers it.
+_ASKS_GUARANTEE = re.compile(r"반환\s*보증|보증\s*보험|HUG|SGI|HF|보증\s*가입", re.IGNORECASE)
 
 
 def deposit_and_debt(case: Case) -> tuple[float | None, float]:
@@ -30,7 +33,7 @@ def deposit_and_debt(case: Case) -> tuple[float | None, float]:
 
 def _basis_named(case: Case, deposit: float, debt: float, value: float) -> str:
     """Which figures the ratio divides, said first: the person's own outrank the data's."""
-    debt_text = f"와 선순위 채권 {won_text(debt)}" if debt else ""
+    debt_text = f"과 선순위 채권 {won_text(debt)}" if debt else ""  # 만원 ends in a consonant: 과
     lease = f"보증금 {won_text(deposit)}{debt_text}이면"
     if _price_given(case):
         return f"말씀하신 매매가 {won_text(value)}에 {lease}"
@@ -103,18 +106,25 @@ def jeonse_risk(case: Case, rules: JeonseRiskRules, statutes: StatuteBook) -> St
             f"보증금과 선순위 채권의 합({won_text(deposit + debt)})이 시세({won_text(value)}) 이상입니다: "
             "매각되어도 보증금 전액을 돌려받기 어렵습니다."
         )
-    eligible = ratio <= rules.guarantee.max_ratio
-    findings.append(
-        f"전세보증금반환보증(HUG) 가입 기준 {rules.guarantee.max_ratio:.0%} 이하: "
-        + ("충족합니다." if eligible else "넘어서 가입이 어렵습니다.")
+    cap = rules.guarantee.max_ratio
+    eligible = ratio <= cap
+    limit = won_text(round(value * cap))
+    guarantee = f"전세보증금반환보증(HUG) 가입 기준 {cap:.0%}(보증금과 선순위 채권 합계 {limit} 이하)" + (
+        "를 충족합니다" if eligible else "를 넘어 가입이 어렵습니다"
     )
+    findings.append(f"{guarantee}.")
     if debt == 0 and case.number("senior_debt_manwon") is None:
         findings.append(
-            "선순위 근저당 등 채권을 알려 주지 않아 0원으로 계산했습니다: 등기부등본 을구를 확인하세요."
+            "선순위 채권이 없다고 하셨으니 등기부등본 을구에서 근저당·가압류가 없는지 확인하세요."
+            if _NO_DEBT.search(case.query)
+            else "선순위 근저당 등 채권을 알려 주지 않아 0원으로 계산했습니다: 등기부등본 을구를 확인하세요."
         )
+    named = _basis_named(case, deposit, debt, value)
+    headline = f"{named} 전세가율은 {ratio:.1%}로 '{band.label}' 구간입니다."
+    if _ASKS_GUARANTEE.search(case.query):
+        headline = f"{named} 전세가율 {ratio:.1%}로 {guarantee}."
     return StepResult(
-        headline=f"{_basis_named(case, deposit, debt, value)} 전세가율은 {ratio:.1%}로 "
-        f"'{band.label}' 구간입니다.",
+        headline=headline,
         findings=findings + steps,
         figures=figures,
         citations=citations,

@@ -224,10 +224,26 @@ _SMALL_TALK = re.compile(
 )
 
 
+# A price word that labels a figure the person gives ("매매가 5억짜리", "시세 10억 아파트") states a fact of
+# their case; it does not ask what the market is.
+_LABELS_AMOUNT = re.compile(r"\s*(?:은|는|이|가|가격|도)?\s*(?:약\s*)?\d")
+# A thing said to be absent ("대출은 없대요", "근저당 없는 집") is a fact of the case, not what is asked.
+_SAID_ABSENT = re.compile(r"(?:은|는|이|가|도)?\s*(?:전혀\s*|하나도\s*)?없(?:어|대|다|고|는|음|습|으|던)")
+# Both the price of the home and the deposit on it, given: the jeonse-ratio question (전세가율), weighed
+# like a deciding word and one more, since no market or legal word is as specific.
+GIVEN_PRICES_WEIGHT = 4.0
+
+
 def find_hits(text: str) -> list[Hit]:
     """Every signal word in the text, and each clause's statute evidence, in order of position."""
     text = normalize(text)
-    hits = [Hit(s, m.group(0), m.start()) for s in SIGNALS for m in s.pattern.finditer(text)]
+    hits = [
+        Hit(s, m.group(0), m.start())
+        for s in SIGNALS
+        for m in s.pattern.finditer(text)
+        if not (s.topic is Topic.MARKET and _LABELS_AMOUNT.match(text, m.end()))
+        and not _SAID_ABSENT.match(text, m.end())
+    ]
     for start, end in _clauses(text):
         # A clause that asks for a task by name (계약서 작성해줘, 특약 검토해줘) is that task, whatever
         # statutes also speak of its subject.
@@ -334,6 +350,8 @@ def _scores(hits: list[Hit], text: str, entities: QueryEntities) -> dict[IntentT
         if hit.signal.intent:
             scores[hit.signal.intent] += hit.signal.weight
     scores[I.MARKET_INQUIRY] += _listing_words(text, entities)
+    if entities.sale_price_manwon and entities.deposit_manwon:
+        scores[I.RISK_ANALYSIS] += GIVEN_PRICES_WEIGHT
     return scores
 
 

@@ -128,6 +128,7 @@ _LAW_FIGURES = (
     (re.compile(r"중개\s*(?:보수|수수료)|복비|부동산\s*수수료"), "compute-brokerage-fee"),
 )
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮")
+_MARKET_STEPS = {"search-market", "analyze-market"}
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
 
 
@@ -158,7 +159,8 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
         entities, intent = named, classify(text, named)
         step_ids = _step_ids(intent.type, text, entities)
         extra, context = {}, text
-    steps = build_steps(_ordered(step_ids), query if isinstance(query, str) else "", entities, intent, extra)
+    asked = query if isinstance(query, str) else ""
+    steps = build_steps(_ordered(step_ids, entities), asked, entities, intent, extra)
     return assemble(intent, steps, context)
 
 
@@ -215,6 +217,10 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids += _clause_steps(clause, intent, entities)
     if _needs_loan_figures(text, entities):
         ids.append("simulate-loan")
+    if _prices_given(entities):  # their ratio (전세가율) is asked for
+        ids += [] if "analyze-risk" in ids else ["analyze-risk"]
+        if not _places(entities):
+            ids = [step for step in ids if step not in _MARKET_STEPS]
     law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
     if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
         ids = [step for step in ids if step not in ("search-market", "analyze-market")]
@@ -267,13 +273,26 @@ def _needs_loan_figures(text: str, entities: QueryEntities) -> bool:
     return loan and bool(entities.amounts_manwon)
 
 
-def _ordered(step_ids: Iterable[str]) -> list[StepKind]:
-    """Unique kinds with the searches each one requires, searches first (the catalogue's order)."""
+def _prices_given(entities: QueryEntities) -> bool:
+    """The home's price and the deposit on it, both given by the person."""
+    return bool(entities.sale_price_manwon and entities.deposit_manwon)
+
+
+def _places(entities: QueryEntities) -> list[str]:
+    return entities.gu + entities.dong + entities.stations
+
+
+def _ordered(step_ids: Iterable[str], entities: QueryEntities) -> list[StepKind]:
+    """Unique kinds with the searches each one requires, searches first (the catalogue's order). With the
+    prices given and no place named, a default district's market has nothing to add to the person's own
+    figures: the analyses read theirs."""
     wanted = set(step_ids)
     for step_id in list(wanted):
         reads = STEP_KINDS[step_id].reads
         if reads and STEP_KINDS[step_id].team is Team.ANALYSIS:
             wanted.add(reads[0])
+    if _prices_given(entities) and not _places(entities):
+        wanted -= _MARKET_STEPS
     return [kind for step_id, kind in STEP_KINDS.items() if step_id in wanted]
 
 

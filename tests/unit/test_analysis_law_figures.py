@@ -280,3 +280,30 @@ def test_without_a_given_price_the_market_median_is_used_and_named() -> None:
     )
     assert figure(result, "보증금+선순위채권 ÷ 시세").value == 44.4
     assert result.headline.startswith("매매가를 말씀하지 않아 강남구 매매 호가 중앙값 18억원 기준으로")
+
+
+def test_a_guarantee_question_is_answered_by_the_guarantee_rule() -> None:
+    # HUG 전세보증금반환보증 (jeonse_risk.toml [guarantee]): (보증금 + 선순위) ≤ 주택가격 × 90%.
+    # 28,000 ÷ 30,000 = 93.3% > 90%; the most it covers is 30,000 × 0.9 = 27,000.
+    result = risk(
+        "매매 3억 빌라에 전세 2억8천인데 HUG 전세보증금 반환보증 가입 되나요?",
+        {"deposit_manwon": 28000, "sale_price_manwon": 30000},
+    )
+    assert result.headline == (
+        "말씀하신 매매가 3억원에 보증금 2억 8,000만원이면 전세가율 93.3%로 전세보증금반환보증(HUG) 가입 기준 "
+        "90%(보증금과 선순위 채권 합계 2억 7,000만원 이하)를 넘어 가입이 어렵습니다."
+    )
+    # 25,000 ÷ 30,000 = 83.3% ≤ 90%: it can be insured, though the band is '매우 위험'.
+    lower = risk(
+        "매매 3억 빌라 전세 2억5천 보증보험 가입 가능?", {"deposit_manwon": 25000, "sale_price_manwon": 30000}
+    )
+    assert "83.3%" in lower.headline and "충족합니다" in lower.headline
+
+
+def test_a_debt_said_to_be_absent_is_still_checked_in_the_register() -> None:
+    result = risk(
+        "시세 10억 아파트에 전세 5억5천, 대출은 없대요",
+        {"deposit_manwon": 55000, "sale_price_manwon": 100000},
+    )
+    assert figure(result, "보증금+선순위채권 ÷ 시세").value == 55.0  # 55,000 ÷ 100,000: '안전'
+    assert any("없다고 하셨으니 등기부등본" in f for f in result.findings)

@@ -206,3 +206,27 @@ def test_a_raise_by_an_amount_is_tasked_as_the_change_the_person_asked_about() -
     plan = plan_by_rules("전세 3억인데 집주인이 4천 올려달래요, 되나요?")
     (check,) = [s for s in plan.steps if s.step_id == "check-rent-increase"]
     assert check.task.startswith("3억원 → 3억 4,000만원 증액")  # not "3억원 → 4,000만원"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "매매가 5억짜리 빌라인데 근저당 1억 잡혀있고 전세 3억이에요. 깡통전세 위험 어느 정도인가요?",
+        "시세 10억 아파트에 전세 5억5천으로 들어가려는데 괜찮을까요? 대출은 없대요",
+        "매매 3억 빌라에 전세 2억8천인데 HUG 전세보증금 반환보증 가입 되나요?",
+    ],
+)
+def test_the_prices_a_person_gives_are_analysed_not_searched(text: str) -> None:
+    # A price word labelling the person's figure (매매가 5억, 시세 10억) asks no market question, a loan
+    # said to be absent asks no loan question, and with both prices given and no place named the plan
+    # computes their ratio instead of searching a default district.
+    plan = plan_by_rules(text)
+    assert "analyze-risk" in ids(plan)
+    assert not {"search-market", "analyze-market", "search-loan", "simulate-loan"} & set(ids(plan))
+    assert plan.intent.type in (I.RISK_ANALYSIS, I.LEGAL_CONSULT)
+
+
+def test_given_prices_with_a_place_still_compare_with_its_market() -> None:
+    plan = plan_by_rules("잠실동 아파트 매매 15억에 전세 9억이면 위험한가요?")
+    assert plan.intent.type is I.RISK_ANALYSIS
+    assert {"search-market", "analyze-risk"} <= set(ids(plan))
