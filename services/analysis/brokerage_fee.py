@@ -116,11 +116,13 @@ def brokerage_fee(case: Case, rules: BrokerageRules, statutes: StatuteBook) -> S
 
 
 def _lease(case: Case) -> tuple[float | None, float | None]:
-    """보증금 and 월세 by the roles the person gave, else read from the amounts in order."""
+    """보증금 and 월세 by the roles the person gave, else a deposit-and-rent pair read from the amounts in
+    order. A lone amount with no role is not the lease's ("수고비로 50만원 더 달래요" names no deposit)."""
     deposit, rent = case.number("deposit_manwon"), case.number("monthly_rent_manwon")
     if deposit is None and rent is None:
         deposits, rents = case.deposits_and_rents()
-        deposit, rent = (deposits[0] if deposits else None), (rents[0] if rents else None)
+        if deposits and rents:
+            deposit, rent = deposits[0], rents[0]
     return deposit, rent
 
 

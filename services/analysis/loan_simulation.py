@@ -11,7 +11,7 @@ from datetime import date
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.dated import day_asked
-from services.analysis.lending_rules import BUYER_NAMES, LendingRules
+from services.analysis.lending_rules import BUYER_NAMES, ZONE_NAMES, LendingRules
 from services.analysis.loan_limit import Borrower, LoanLimit, buyer_of, loan_limit
 from services.analysis.profile import Profile, read_profile
 from services.analysis.regions import Region, RegionRules, find_region
@@ -96,6 +96,8 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
         repayment_cap = yearly_repayment_cap(p, stated_dsr(case.query) or lending.dsr.max_ratio)
         figures.append(repayment_cap)
     barred = _barred(p, region, lending, day)
+    if barred:
+        figures.append(barred)
     asks_limit = not complete and not barred and (principal is None or _LIMIT_WORDS.search(case.query))
     questions = [QUESTIONS[k] for k in missing] if asks_limit else []
     return StepResult(
@@ -230,7 +232,7 @@ def _headline(
     borrower: Borrower | None,
     region: Region | None,
     repayment_cap: Figure | None,
-    barred: str | None,
+    barred: Figure | None,
     principal: float | None,
     p: Profile,
     missing: list[str],
@@ -246,8 +248,12 @@ def _headline(
             f"DSR을 적용하면 1년에 갚을 수 있는 모든 대출의 원리금은 최대 {won_text(yearly)}"
             f"(월 {won_text(round(yearly / 12))})입니다: {repayment_cap.basis}."
         )
-    if barred:
-        return barred
+    if barred and region and p.house_count is not None:
+        who = BUYER_NAMES[buyer_of(p.house_count, p.first_home)]
+        return (
+            f"{region.label}에서 {who} 조건으로 집을 사면 LTV가 0%라 주담대를 받을 수 없습니다 "
+            f"({barred.source})."
+        )
     if principal:
         return f"대출 {won_text(principal)}의 상환 방식별 월 상환액을 계산했습니다."
     labels = ", ".join(QUESTIONS[k].label.split(" (")[0] for k in missing)
@@ -276,7 +282,7 @@ def _limit_headline(limit: LoanLimit, b: Borrower, region: Region, p: Profile, m
     return f"{home}의 주담대는 최대 {amount}입니다 ({weighed} 중 가장 작은 금액). {lowered}."
 
 
-def _barred(p: Profile, region: Region | None, lending: LendingRules, day: date) -> str | None:
+def _barred(p: Profile, region: Region | None, lending: LendingRules, day: date) -> Figure | None:
     """A buyer whose LTV is 0% where they buy gets nothing, whatever the price and income."""
     if p.house_count is None or region is None or region.zone is None:
         return None
@@ -284,7 +290,10 @@ def _barred(p: Profile, region: Region | None, lending: LendingRules, day: date)
     rule = lending.ltv_for(region.zone, buyer, day)
     if rule is None or rule.ratio > 0:
         return None
-    return (
-        f"{region.label}에서 {BUYER_NAMES[buyer]} 조건으로 집을 사면 LTV가 0%라 주담대를 받을 수 없습니다 "
-        f"({rule.source})."
+    return Figure(
+        label=f"LTV ({region.label}, {BUYER_NAMES[buyer]})",
+        value=0,
+        unit="%",
+        basis=f"{ZONE_NAMES[region.zone]}·{BUYER_NAMES[buyer]}: 주택담보대출 금지",
+        source=rule.source,
     )

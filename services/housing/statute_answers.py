@@ -54,6 +54,13 @@ def answer_for(question: str, book: tuple[StatuteAnswer, ...] | None = None) -> 
     return answers[min(found)[1]] if found else None
 
 
+def answer_resting_on(article_id: str, book: tuple[StatuteAnswer, ...] | None = None) -> StatuteAnswer | None:
+    """The answer that restates the article the index ranked first, when the question's words named no
+    subject: the index finds the law well, and the answer says what that article means for the person."""
+    answers = book or statute_answers()
+    return next((a for a in answers if any(r.article_id == article_id for r in a.articles)), None)
+
+
 def _ref(text: str) -> ArticleRef:
     article_id, _, paragraph = text.partition("#")
     return ArticleRef(article_id, int(paragraph or 0))

@@ -24,6 +24,7 @@ from enum import StrEnum
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.entities import extract_entities
+from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
 
@@ -94,7 +95,8 @@ SIGNALS = _signals(
         Topic.LEGAL,
         I.LEGAL_CONSULT,
         2,
-        r"의무|권리|해지|해제|위약금|계약금|세입자|임차인|임대인|집주인|거부|분쟁|소송",
+        r"의무|권리|해지|해제|위약금|계약금|세입자|임차인|임대인|집주인|거부|분쟁|소송"
+        r"|위반|불법|위법|처벌|고소|고발",
     ),
     (Topic.LEGAL, I.LEGAL_CONSULT, 2, r"주의\s*사항|유의\s*사항|확인할\s*(?:것|사항)|체크\s*리스트"),
     (
@@ -211,7 +213,8 @@ _DOMAINS = (
     I.RISK_ANALYSIS,
 )
 
-_CLAUSE_BREAK = re.compile(r"(?<=[가-힣])고\s+|그리고|그리고\s*나서|및|또한|[,.?!;\n]+")
+# "…하고 " joins two clauses; 신고·광고·경고·공고·최고 are nouns that only end in 고.
+_CLAUSE_BREAK = re.compile(r"(?<=[가-힣])(?<![신광경공최])고\s+|그리고|그리고\s*나서|및|또한|[,.?!;\n]+")
 _HOUSING_WORDS = re.compile(
     r"집(?!사)|부동산|이사|동네|주거|거주|살\s*곳|방\s*(?:구|보러|얻)|매물|임대|임차|계약|보증금|관리비"
     r"|house|home|rent|real estate",
@@ -251,6 +254,8 @@ def find_hits(text: str) -> list[Hit]:
             continue
         if hit := _statute_hit(text[start:end], start):
             hits.append(hit)
+        if answer := answer_for(text[start:end]):
+            hits.append(Hit(_ANSWERED_BY_LAW, answer.subject, start))
     return sorted(hits, key=lambda hit: hit.start)
 
 
@@ -264,6 +269,11 @@ STATUTE_EVIDENCE = re.compile(r"(?!)")  # marks the statute hits; matches no tex
 _RULE_ASK = re.compile(
     r"요건|자격|절차|의무|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청|권한|책임"
 )
+
+
+# A clause on a subject the statute answers book (infra/seed/legal/answers.toml) answers in one sentence
+# is a question of law, as surely as a deciding word; its subject names what the legal search looks for.
+_ANSWERED_BY_LAW = Signal(Topic.LEGAL, I.LEGAL_CONSULT, DECIDING_WEIGHT, re.compile(r"(?!)"))
 
 
 def _statute_hit(clause: str, start: int) -> Hit | None:
@@ -329,7 +339,7 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
     if _asks_overall(hits, whole):
         strong = [h.word for h in hits if h.signal.intent and h.signal.weight >= DECIDING_WEIGHT]
         return I.COMPREHENSIVE, _confidence(whole[I.COMPREHENSIVE] + 3, 0), _words(strong)
-    for start, end in _clauses(text):
+    for start, end in _asked_first(text, _clauses(text)):
         clause_hits = [h for h in hits if start <= h.start < end]
         scores = _scores(clause_hits, text[start:end], entities)
         winner = max(_PRIORITY, key=lambda i: (scores[i], -_PRIORITY.index(i)))
@@ -391,6 +401,27 @@ def _confidence(top: float, runner_up: float) -> float:
     lead = (top - runner_up) / top if top > 0 else 0.0
     strength = 1 - math.exp(-top / 3)
     return min(0.95, 0.35 + 0.75 * lead * strength)
+
+
+# How a sentence that asks ends: a question mark, a question's ending, or a request. In "중개사가 근저당
+# 얘기를 안 했어요. 공인중개사법 위반 아닌가요?" the first sentence tells the case and the second asks.
+_SENTENCE_END = re.compile(r"[.?!\n]+")
+_ASKING_END = re.compile(
+    r"(?:나요|까요|가요|인가|는지|은지|을지|냐|니|죠|줘|주세요|줄래|알려|궁금|뭐(?:예요|에요|죠)?|얼마)\s*$"
+)
+
+
+def _asked_first(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The clauses of the sentences that ask, in order, then those of the sentences that tell: what is
+    asked decides the intent (within a sentence, "시세 확인하고 대출 계산해줘", the first task leads)."""
+    asking: list[tuple[int, int]] = []
+    start = 0
+    for end in [m.start() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        sentence = text[start:end].rstrip(" ~;")
+        if text[end : end + 1] == "?" or _ASKING_END.search(sentence):
+            asking += [(s, e) for s, e in spans if start <= s < max(end, start + 1)]
+        start = end + 1
+    return asking + [span for span in spans if span not in asking]
 
 
 def split_clauses(text: str) -> list[str]:

@@ -129,6 +129,8 @@ _LAW_FIGURES = (
 )
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮")
 _MARKET_STEPS = {"search-market", "analyze-market"}
+_LIMIT_ASKED = re.compile(r"한도|LTV|DSR|DTI|얼마(?:나|까지)|받을\s*수|나오|가능", re.IGNORECASE)
+_NOT_MORTGAGE = re.compile(r"전세\s*(?:자금|대출)|버팀목|신용\s*대출")  # the simulator reckons a 주담대
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
 
 
@@ -268,9 +270,11 @@ def _has_figures(entities: QueryEntities) -> bool:
 
 
 def _needs_loan_figures(text: str, entities: QueryEntities) -> bool:
-    """A loan question with the person's own figures (income, price) can be simulated."""
+    """A loan question with the person's own figures (income, price) can be simulated, and so can one
+    about the limit itself: the simulator says what sets it and what the rules allow this buyer."""
     loan = any(h.signal.topic is Topic.LOAN and h.signal.weight >= 3 for h in find_hits(text))
-    return loan and bool(entities.amounts_manwon)
+    about_mortgage = _LIMIT_ASKED.search(text) and not _NOT_MORTGAGE.search(text)
+    return loan and (bool(entities.amounts_manwon) or bool(about_mortgage))
 
 
 def _prices_given(entities: QueryEntities) -> bool:

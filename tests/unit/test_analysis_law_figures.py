@@ -307,3 +307,12 @@ def test_a_debt_said_to_be_absent_is_still_checked_in_the_register() -> None:
     )
     assert figure(result, "보증금+선순위채권 ÷ 시세").value == 55.0  # 55,000 ÷ 100,000: '안전'
     assert any("없다고 하셨으니 등기부등본" in f for f in result.findings)
+
+
+def test_an_amount_with_no_lease_role_is_not_a_deposit_for_the_fee() -> None:
+    # 50만원 is an extra charge the broker asks for, not the lease's deposit: no 거래금액 to reckon.
+    result = fee("복비 말고 중개사가 수고비로 50만원 따로 더 달래요.. 줘야 되는 건가요?")
+    assert not result.figures and result.questions
+    # a deposit-and-rent pair in order still reads as the lease: 1,000 + 50 × 100 = 6,000 ≥ 5,000.
+    paired = fee("보증금 1000 월세 50 원룸 복비 계산")
+    assert figure(paired, "중개보수 거래금액").value == 6000

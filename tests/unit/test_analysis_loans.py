@@ -206,6 +206,7 @@ def test_buying_another_home_in_seoul_is_refused_whatever_the_price() -> None:
     result = simulate("집 한 채 이미 있는데 서울에 아파트 하나 더 사려고요. 주담대 받을 수 있나요?")
     assert "받을 수 없습니다" in result.headline and "LTV가 0%" in result.headline
     assert not result.questions  # no figure the person could add changes a 0% LTV
+    assert figure(result, "LTV (서울, 다주택)").value == 0
     selling = simulate("1주택자인데 집 팔고 서울 8억 아파트로 갈아타려면 대출 얼마나 돼요?")
     assert figure(selling, "한도 (LTV 40%)").value == 32000  # 처분조건 1주택: 80,000 × 40%
 

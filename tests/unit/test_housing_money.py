@@ -75,6 +75,9 @@ def test_parse_manwon_is_none_without_exactly_one_amount(text: str) -> None:
         ("보증금 1000에 월세 50", [1000, 50]),  # bare numbers after money words are 만원
         ("연봉 6천, 기존 대출 월 50만원", [6000, 50]),  # a comma that ends a clause ends the amount
         ("보증금 1000, 월세 50", [1000, 50]),
+        ("보증금 1000 월세 50 원룸", [1000, 50]),  # 월 of 월세 is not a month after the number
+        ("보증금 1000 월 50", [1000, 50]),
+        ("보증금은 3월 15일에 보내요", []),
         ("보증금/월세 1000/50 원룸", [1000, 50]),
         ("보증금 2억 3000만원에 월세 50만원", [23000, 50]),
         ("전세금 3억인데 3억 5천으로 올려달래요", [30000, 35000]),

@@ -230,3 +230,15 @@ def test_given_prices_with_a_place_still_compare_with_its_market() -> None:
     plan = plan_by_rules("잠실동 아파트 매매 15억에 전세 9억이면 위험한가요?")
     assert plan.intent.type is I.RISK_ANALYSIS
     assert {"search-market", "analyze-risk"} <= set(ids(plan))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "집 한 채 이미 있는데 서울에 아파트 하나 더 사려고요. 주담대 받을 수 있나요?",
+        "LTV랑 DSR 차이가 뭐에요? 둘 다 걸리면 뭐가 대출한도를 정하는 거예요",
+    ],
+)
+def test_a_mortgage_limit_question_without_figures_is_still_simulated(text: str) -> None:
+    # The simulator answers what it can (a 0% LTV, how a limit is set) and asks for the rest.
+    assert "simulate-loan" in ids(plan_by_rules(text))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.housing.statute_answers import answer_for, statute_answers
+from services.housing.statute_answers import answer_for, answer_resting_on, statute_answers
 from services.housing.statutes import articles_in_force, paragraphs
 
 pytestmark = pytest.mark.unit
@@ -43,3 +43,12 @@ def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str)
 @pytest.mark.parametrize("question", ["강남구 아파트 전세 시세 알려줘", "디딤돌 대출 금리", "안녕하세요"])
 def test_other_questions_find_none(question: str) -> None:
     assert answer_for(question) is None
+
+
+def test_the_index_top_article_finds_the_answer_that_restates_it() -> None:
+    # "새 세입자 들어와야 보증금 돌려준대요" names no subject in the book's words, but the index ranks
+    # 임차권등기명령 (제3조의3) first, and the book's answer on deposits not returned rests on it.
+    found = answer_resting_on("주택임대차보호법/제3조의3")
+    assert found is not None and found.subject == "보증금을 돌려받지 못할 때"
+    assert "관계없" in found.says
+    assert answer_resting_on("주택임대차보호법/제99조") is None

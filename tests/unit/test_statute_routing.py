@@ -95,3 +95,29 @@ def test_a_figure_the_law_defines_is_computed_and_no_market_search_stands_in_for
     steps = [s.step_id for s in plan_by_rules(question).steps]
     assert step in steps and "search-legal" in steps
     assert not {"search-market", "analyze-market"} & set(steps)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "전세 2억에 계약했는데 전월세 신고 꼭 해야되나요? 언제까지 해야 돼요?",  # 신고 is a noun, not …하고
+        "복비 말고 중개사가 수고비로 50만원 따로 더 달래요.. 줘야 되는 건가요?",
+    ],
+)
+def test_a_subject_the_statute_answers_book_answers_is_a_legal_question(question: str) -> None:
+    plan = plan_by_rules(question)
+    assert plan.intent.type is IntentType.LEGAL_CONSULT
+    assert "search-legal" in [s.step_id for s in plan.steps]
+
+
+def test_the_sentence_that_asks_decides_over_the_one_that_tells() -> None:
+    # The first sentence tells the case (근저당, a risk word); the second asks a question of law.
+    told_then_asked = "중개사가 근저당 얘기를 일부러 안 하고 계약시켰어요. 이거 공인중개사법 위반 아닌가요?"
+    assert plan_by_rules(told_then_asked).intent.type is IntentType.LEGAL_CONSULT
+    # Within one sentence the first task asked leads, as before.
+    tasks = plan_by_rules("강남구 아파트 시세 확인하고 대출 가능 금액 계산해줘")
+    assert tasks.intent.type is IntentType.MARKET_INQUIRY
+
+
+def test_a_market_question_that_mentions_more_listings_stays_a_market_question() -> None:
+    assert plan_by_rules("강남 부동산 매물 추가로 더 보여줘").intent.type is IntentType.MARKET_INQUIRY

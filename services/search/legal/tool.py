@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from contracts import search as published
 from contracts.results import StepResult
 from contracts.values import Citation
-from services.housing.statute_answers import StatuteAnswer, answer_for
+from services.housing.statute_answers import StatuteAnswer, answer_for, answer_resting_on
 from services.housing.statutes import Quote, paragraphs, quote, rule_text
 from services.platform.team import StepFailure, StepWork
 from services.search.legal.articles import Article
@@ -34,7 +34,8 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
     vector = await ctx.legal.query_vector(query)  # None without an embedding endpoint
     # A few ms of numpy and Kiwi, off the loop all the same: never let a slow analysis stall the bus.
     hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs), LIMIT, vector)
-    return legal_result(hits, answer_for(step.query), ctx.legal)
+    answer = answer_for(step.query) or (answer_resting_on(hits[0].article.article_id) if hits else None)
+    return legal_result(hits, answer, ctx.legal)
 
 
 # The planner's task names the legal topic in the statute's own words ("주택임대차보호법 차임·보증금 증액
