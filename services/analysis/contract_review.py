@@ -3,25 +3,20 @@ they conflict with quoted from the statute book."""
 
 from __future__ import annotations
 
-import re
-
 from contracts.results import Question, StepResult
 from services.analysis.case import Case
 from services.analysis.contract_rules import Finding, review_contract
 from services.analysis.statutes import StatuteBook
+from services.housing.contract_text import looks_like_contract
 
 SEVERITY_NAMES = {"high": "심각", "medium": "주의", "low": "참고"}
-# A question that carries the contract itself: several numbered clauses or both parties named.
-_LOOKS_LIKE_CONTRACT = re.compile(
-    r"제\s*\d+\s*조[\s\S]*제\s*\d+\s*조|임대인[\s\S]*임차인[\s\S]*(보증금|기간)"
-)
 
 
 def contract_text(case: Case) -> str | None:
     given = case.inputs.get("contract_text")
     if isinstance(given, str) and given.strip():
         return given
-    return case.query if _LOOKS_LIKE_CONTRACT.search(case.query) else None
+    return case.query if looks_like_contract(case.query) else None
 
 
 def contract_review(case: Case, statutes: StatuteBook) -> StepResult:
@@ -39,12 +34,24 @@ def contract_review(case: Case, statutes: StatuteBook) -> StepResult:
     if findings and "주택임대차보호법/제10조" in statutes:
         articles.setdefault("주택임대차보호법/제10조")
     return StepResult(
-        headline=f"계약서에서 {len(findings)}건을 찾았습니다 (심각 {len(high)}건)."
-        if findings
-        else "규칙 검토로는 빠진 필수 조항이나 위험한 조항을 찾지 못했습니다.",
+        headline=_verdict(findings, high),
         findings=[_sentence(f) for f in findings],
         citations=[statutes.cite(a, max_chars=400) for a in articles],
         data={"contract_review": {"findings": [f.__dict__ for f in findings]}},
+    )
+
+
+def _verdict(findings: list[Finding], high: list[Finding]) -> str:
+    """The review's answer first: how many clauses are against the tenant, and the worst of them."""
+    if not findings:
+        return "규칙 검토로는 빠진 필수 조항이나 위험한 조항을 찾지 못했습니다."
+    # A clause the person wrote outranks a clause the contract lacks: they asked about what it says.
+    order = sorted(findings, key=lambda f: (f.clause is None, f.severity != "high"))
+    worst = order[0]
+    where = f"「{worst.clause}」" if worst.clause else worst.title
+    return (
+        f"임차인에게 불리하거나 위험한 부분이 {len(findings)}건(심각 {len(high)}건) 있습니다. "
+        f"가장 먼저 볼 것은 {where}: {worst.reason}"
     )
 
 

@@ -23,6 +23,7 @@ from enum import StrEnum
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
+from services.housing.contract_text import looks_like_contract
 from services.housing.entities import extract_entities
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
@@ -159,6 +160,12 @@ SIGNALS = _signals(
         4,
         r"독소\s*조항|불리한\s*(?:조항|특약|내용|조건)|이\s*계약서|계약서를?\s*받",
     ),
+    (
+        Topic.CONTRACT_CHECK,
+        I.CONTRACT_REVIEW,
+        5,
+        r"(?:서명|사인|도장|날인)\s*(?:해도|하면|할까|찍어도|찍으면)",
+    ),
     (Topic.CONTRACT_CHECK, I.CONTRACT_REVIEW, 2, r"검토"),
     (
         Topic.RISK,
@@ -256,6 +263,8 @@ def find_hits(text: str) -> list[Hit]:
             hits.append(hit)
         if answer := answer_for(text[start:end]):
             hits.append(Hit(_ANSWERED_BY_LAW, answer.subject, start))
+    if looks_like_contract(text):  # the contract itself, pasted: reviewing it is the task
+        hits.append(Hit(_CONTRACT_PASTED, "계약서 본문", 0))
     return sorted(hits, key=lambda hit: hit.start)
 
 
@@ -274,6 +283,9 @@ _RULE_ASK = re.compile(
 # A clause on a subject the statute answers book (infra/seed/legal/answers.toml) answers in one sentence
 # is a question of law, as surely as a deciding word; its subject names what the legal search looks for.
 _ANSWERED_BY_LAW = Signal(Topic.LEGAL, I.LEGAL_CONSULT, DECIDING_WEIGHT, re.compile(r"(?!)"))
+
+
+_CONTRACT_PASTED = Signal(Topic.CONTRACT_CHECK, I.CONTRACT_REVIEW, TASK_REQUEST_WEIGHT, re.compile(r"(?!)"))
 
 
 def _statute_hit(clause: str, start: int) -> Hit | None:
@@ -387,7 +399,11 @@ def _bounded(low: int | None, high: int | None) -> bool:
 
 
 def _asks_overall(hits: list[Hit], whole: dict[IntentType, float]) -> bool:
+    """Asked for everything by name, or about three domains at once; not a task asked for by name (a
+    pasted contract to review speaks of deposits, 근저당 and law, and is still a review)."""
     explicit = any(h.signal.topic is Topic.OVERALL for h in hits)
+    if any(h.signal.weight >= TASK_REQUEST_WEIGHT for h in hits):
+        return explicit
     strong_domains = sum(1 for i in _DOMAINS if whole[i] >= DECIDING_WEIGHT)
     return explicit or strong_domains >= 3
 

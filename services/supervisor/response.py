@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.supervisor import ResponseReady
-from contracts.values import Citation, DocumentRef, IntentType
+from contracts.values import Citation, DocumentRef, IntentType, StepFocus
 from services.housing.money import format_manwon
 from services.supervisor.run import RunState, StepState
 
@@ -141,9 +141,13 @@ def _by_relevance(state: RunState, done: Done) -> Done:
     """The step that answers the question first: analyses that computed figures (the verdict), then the
     search of the question's own kind, then the rest in plan order."""
     wanted = _ANSWERING_FOCUS.get(state.intent.type) if state.intent else None
+    reviewing = state.intent is not None and state.intent.type is IntentType.CONTRACT_REVIEW
+    own_review = StepFocus.CONTRACT_REVIEW.value if reviewing else None
 
     def rank(item: tuple[StepState, StepResult]) -> int:
         step, result = item
+        if own_review and own_review in step.spec.inputs.get("focus", []) and result.findings:
+            return -1  # a contract to review is answered by its review, before any figure computed beside it
         if step.spec.team.value == "analysis" and result.headline and result.figures:
             return 0  # an analysis that computed nothing ("비교할 단지가 없습니다") answers nothing
         return 1 if wanted in step.spec.inputs.get("focus", []) else 2

@@ -94,3 +94,20 @@ def test_an_analysis_that_computed_nothing_does_not_lead() -> None:
     nothing = {"headline": "비교할 단지가 0곳뿐이라 적정성을 판단하지 않았습니다."}
     answer = answer_of(IntentType.MARKET_INQUIRY, (MARKET, market), (CHECK, nothing))
     assert answer.startswith("강남구 전세 호가는 10곳 중")
+
+
+def test_a_contract_to_review_is_answered_by_its_review_before_figures_computed_beside_it() -> None:
+    review_step = PlanStep(
+        step_id="review", team=Team.ANALYSIS, task="계약서 검토", inputs={"focus": ["contract_review"]}
+    )
+    review = {
+        "headline": "임차인에게 불리하거나 위험한 부분이 2건(심각 1건) 있습니다.",
+        "findings": ["[심각] 계약갱신요구권 포기: 무효입니다(제10조)."],
+    }
+    increase = {
+        "headline": "4,000만원 인상(10.0%)은 법정 상한 5%를 넘어 요구할 수 없습니다.",
+        "figures": [{"label": "법정 상한 보증금", "value": 42000, "unit": "만원"}],
+    }
+    answer = answer_of(IntentType.CONTRACT_REVIEW, (CHECK, increase), (review_step, review))
+    assert answer.startswith("임차인에게 불리하거나 위험한 부분이 2건")
+    assert "4,000만원 인상(10.0%)" in answer  # the computed figure still follows

@@ -242,3 +242,20 @@ def test_given_prices_with_a_place_still_compare_with_its_market() -> None:
 def test_a_mortgage_limit_question_without_figures_is_still_simulated(text: str) -> None:
     # The simulator answers what it can (a 0% LTV, how a limit is set) and asks for the rest.
     assert "simulate-loan" in ids(plan_by_rules(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "월세 계약 특약인데 괜찮은지 봐주실래요?\n- 보증금 5천만원 / 월세 70만원\n"
+        "특약1. 임차인은 잔금일로부터 1개월이 지난 후 전입신고를 한다.\n"
+        "특약2. 임대인은 잔금일 이후 근저당권 설정을 할 수 있다.",
+        "계약서에 이렇게 써있는데 서명해도 돼요?\n"
+        "특약: 임대차 기간은 1년으로 하며, 임차인은 기간 만료 시 "
+        "어떠한 경우에도 갱신을 요구하지 않고 퇴거한다.",
+    ],
+)
+def test_a_pasted_contract_is_reviewed_however_many_topics_its_clauses_touch(text: str) -> None:
+    plan = plan_by_rules(text)
+    assert plan.intent.type is I.CONTRACT_REVIEW
+    assert "review-contract" in ids(plan)

@@ -1,0 +1,27 @@
+"""A contract pasted into a question: the planner routes it to a review, the analysis reviews it."""
+
+from __future__ import annotations
+
+import re
+
+# What a pasted contract is made of: its clauses ("제3조", "특약1.", "특약:", a numbered line), its parties
+# and its terms, on lines of their own. People paste a few 특약 as often as a whole contract; a question
+# of law names one article ("제7조에 따르면 …") or both parties ("임대인이 임차인에게 …") in a sentence.
+_CLAUSE = re.compile(r"제\s*\d+\s*조|특약\s*\d*\s*[.:：)]|^\s*\d+\s*[.)]", re.MULTILINE)
+_SPECIAL_TERM = re.compile(r"특약\s*\d*\s*[.:：)]")
+_TERMS = re.compile(r"보증금|기간|차임|월세")
+_CLAUSE_TEXT_CHARS = 30  # a 특약 pasted with its wording, not the word in passing
+_CONTRACT_LINES = 3
+
+
+def looks_like_contract(text: str) -> bool:
+    """The question carries the contract itself: two clauses, one 특약 with its wording, or lines that
+    name both parties and the terms."""
+    if len(_CLAUSE.findall(text)) >= 2:
+        return True
+    special = _SPECIAL_TERM.search(text)
+    if special and len(text) - special.end() >= _CLAUSE_TEXT_CHARS:
+        return True
+    lines = [line for line in text.splitlines() if line.strip()]
+    parties = "임대인" in text and "임차인" in text
+    return parties and len(lines) >= _CONTRACT_LINES and bool(_TERMS.search(text))
