@@ -45,6 +45,8 @@ class PriceSummary(Frozen):
     median: float
     max: float
     per_pyeong_median: float | None = None
+    min_at: str | None = Field(default=None, description="the named complex the lowest price is at")
+    max_at: str | None = Field(default=None, description="the named complex the highest price is at")
 
 
 class GroupStats(Frozen):

@@ -70,6 +70,7 @@ class Sample:
     area_m2: float | None
     low: float | None = None  # the lowest ask of a complex's range; None: the price is both ends
     high: float | None = None
+    name: str | None = None  # a complex's name; one-room listings and contracts have none
 
     @property
     def lowest(self) -> float:
@@ -104,12 +105,16 @@ def summarise(samples: list[Sample]) -> PriceSummary:
     prices (a complex's is its midpoint)."""
     prices = [s.price for s in samples]
     per_pyeong = [p for s in samples if (p := price_per_pyeong(s.price, s.area_m2)) is not None]
+    cheapest = min(samples, key=lambda s: s.lowest)
+    dearest = max(samples, key=lambda s: s.highest)
     return PriceSummary(
         count=len(prices),
-        min=min(s.lowest for s in samples),
+        min=cheapest.lowest,
         median=statistics.median(prices),
-        max=max(s.highest for s in samples),
+        max=dearest.highest,
         per_pyeong_median=round(statistics.median(per_pyeong), 1) if per_pyeong else None,
+        min_at=cheapest.name,
+        max_at=dearest.name,
     )
 
 
@@ -167,7 +172,7 @@ async def asking_samples(pool: AsyncConnectionPool, f: ListingFilters) -> list[S
             where = complex_where(f)
             lo, hi = _complex_price_columns(f.deal_type or "sale")
             sql = (
-                f"SELECT complex_id, gu, dong, subway_station, {lo} AS lo, {hi} AS hi,"
+                f"SELECT complex_id, name, gu, dong, subway_station, {lo} AS lo, {hi} AS hi,"
                 " area_rep_m2, area_min_m2, area_max_m2"
                 f" FROM complexes WHERE {where.sql} AND {lo} IS NOT NULL"
             )
@@ -205,6 +210,7 @@ def _complex_sample(r: dict[str, Any]) -> Sample:
         area_m2=representative_area(r["area_rep_m2"], r["area_min_m2"], r["area_max_m2"]),
         low=r["lo"] if r["lo"] is not None else r["hi"],
         high=r["hi"] if r["hi"] is not None else r["lo"],
+        name=r["name"],
     )
 
 
@@ -372,11 +378,17 @@ def _market_headline(stats: MarketStats) -> str:
         )
         return f"{stats.scope} {names.price} 지역 비교: {ends}."
     (r,) = stats.regions
+    lowest = f"{names.lowest} {_money(stats, r.stats.min)}{_at(r.stats.min_at)}"
+    highest = f"{names.highest} {_money(stats, r.stats.max)}{_at(r.stats.max_at)}"
     return (
-        f"{stats.scope} {names.price}는 {_counted(stats, r)} {names.lowest} {_money(stats, r.stats.min)}부터 "
-        f"{names.highest} {_money(stats, r.stats.max)}까지입니다"
+        f"{stats.scope} {names.price}는 {_counted(stats, r)} {lowest}부터 {highest}까지입니다"
         f" ({names.median} {_money(stats, r.stats.median)})."
     )
+
+
+def _at(name: str | None) -> str:
+    """Where an end of the range is asked, when it is a named complex: "3억 5,000만원(킴스빌리지)"."""
+    return f"({name})" if name else ""
 
 
 def _money(stats: MarketStats, manwon: float) -> str:

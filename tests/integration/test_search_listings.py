@@ -186,10 +186,14 @@ async def test_a_dong_answers_with_its_count_and_both_ends_of_the_asks(ctx: Ctx)
         if r["dong"] == "문정동" and r["property_type"] == "officetel" and int(r["jeonse_listing_count"] or 0)
     ]
     assert (len(rows), *ask_ends(rows, "jeonse")) == (10, 18000, 65000)
+    # each end is named where it is asked (the complex whose range reaches it)
+    cheapest = min(rows, key=lambda r: float(r["jeonse_min_manwon"]))["name"]
+    dearest = max(rows, key=lambda r: float(r["jeonse_max_manwon"]))["name"]
     ents = {"dong": ["문정동"], "property_types": ["officetel"], "deal_type": "jeonse"}
     result = await market_stats(ctx, step(ents, query="문정동 오피스텔 전세 시세 알려줘"))
     assert result.headline.startswith(
-        "문정동 오피스텔 전세 호가는 10곳 중 최저 호가 1억 8,000만원부터 최고 호가 6억 5,000만원까지입니다"
+        f"문정동 오피스텔 전세 호가는 10곳 중 최저 호가 1억 8,000만원({cheapest})부터 "
+        f"최고 호가 6억 5,000만원({dearest})까지입니다"
     )
     assert figure(result, "문정동 전세 최저 호가") == 18000
     assert figure(result, "문정동 전세 최고 호가") == 65000
