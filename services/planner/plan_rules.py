@@ -217,6 +217,10 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids.append("search-legal")
     for clause in split_clauses(text):
         ids += _clause_steps(clause, intent, entities)
+    # A change of rent said across clauses ("보증금에서 8천 빼주고 그만큼 월세로 …"): its figure is asked too.
+    changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in find_hits(text))
+    if changes_rent and (_has_figures(entities) or _ASKS_FOR_CHECK.search(text)):
+        ids += [] if "check-rent-increase" in ids else ["check-rent-increase"]
     if _needs_loan_figures(text, entities):
         ids.append("simulate-loan")
     if _prices_given(entities):  # their ratio (전세가율) is asked for
@@ -302,6 +306,10 @@ def _ordered(step_ids: Iterable[str], entities: QueryEntities) -> list[StepKind]
 
 # ---- tasks: what each step does, in the question's own terms ----------------------------------------
 
+# A deposit turned into monthly rent (전월세 전환), in the law's word or in everyday ones.
+_CONVERSION = re.compile(
+    r"전환|(?:월세|전세)\S{0,2}\s*(?:돌리|돌려|바꾸|바꿔)|보증금.{0,15}(?:빼|낮추|낮춰|줄이|줄여).{0,20}월세"
+)
 _PROPERTY_LABEL = {
     PropertyType.APARTMENT: "아파트",
     PropertyType.OFFICETEL: "오피스텔",
@@ -315,7 +323,7 @@ _DEAL_LABEL = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short
 _LEGAL_TOPICS = (
     (r"인상|증액|올[려리린릴]|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
     (r"감액|(?<!확)인하|깎|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
-    (r"전환|(?:월세|전세)\S{0,2}\s*(?:돌리|돌려|바꾸|바꿔)", "주택임대차보호법", "전월세 전환율"),
+    (_CONVERSION.pattern, "주택임대차보호법", "전월세 전환율"),
     (r"갱신|계약\s*연장|묵시적", "주택임대차보호법", "계약갱신요구권·묵시적 갱신"),
     (r"대항력|전입|확정\s*일자|우선\s*변제|최우선", "주택임대차보호법", "대항력·우선변제권"),
     (
@@ -426,7 +434,7 @@ def _loan_task(query: str) -> str:
 
 def _rent_change_task(query: str, entities: QueryEntities) -> str:
     amounts = entities.amounts_manwon
-    if "전환" in query:
+    if _CONVERSION.search(query):
         return "전월세 전환율에 따른 보증금·월세 환산 계산"
     changes = [
         (now, asked)

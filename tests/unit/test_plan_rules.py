@@ -259,3 +259,12 @@ def test_a_pasted_contract_is_reviewed_however_many_topics_its_clauses_touch(tex
     plan = plan_by_rules(text)
     assert plan.intent.type is I.CONTRACT_REVIEW
     assert "review-contract" in ids(plan)
+
+
+def test_a_deposit_turned_into_rent_in_everyday_words_is_computed() -> None:
+    plan = plan_by_rules(
+        "보증금에서 8천만원 빼주고 그만큼 월세로 받겠다는데 법적으로 월세 얼마까지 받을 수 있어요?"
+    )
+    assert ids(plan) == ["search-legal", "check-rent-increase"]
+    assert "전월세 전환" in step(plan, "check-rent-increase").task
+    assert "전월세 전환율" in step(plan, "search-legal").task
