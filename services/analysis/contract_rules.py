@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
 from typing import Literal
+
+from services.housing.dates import clause_term_months
 
 Severity = Literal["high", "medium", "low"]
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
@@ -276,31 +277,9 @@ RISKS = (
         "2년 미만으로 정한 기간은 2년으로 봅니다. 임차인만 "
         "짧은 기간이 유효하다고 주장할 수 있습니다(제4조①).",
         "임대차 기간은 24개월로 한다(임차인이 원하면 더 짧게 정할 수 있다).",
-        lambda sentence: (term_months(sentence) or 24) < 24,
+        lambda sentence: (clause_term_months(sentence) or 24) < 24,
     ),
 )
-
-
-_DATE = re.compile(r"(\d{4})\s*[년.-]\s*(\d{1,2})\s*[월.-]\s*(\d{1,2})")
-
-
-def term_months(sentence: str) -> int | None:
-    """The lease term a sentence about 기간 states, in months: 'N개월', 'N년', or from one date to another."""
-    if not re.search(r"기간|부터", sentence):
-        return None
-    dates = _DATE.findall(sentence)
-    if len(dates) >= 2:
-        try:
-            start = date(*map(int, dates[0]))
-            end = date(*map(int, dates[1])) + timedelta(days=1)  # the end day is the last day of the lease
-        except ValueError:
-            return None
-        return (end.year - start.year) * 12 + end.month - start.month - (end.day < start.day)
-    months = re.search(r"(\d+)\s*개월", sentence)
-    years = re.search(r"(?<![\d.])(\d+)\s*년(?!\s*\d)", sentence)
-    if months:
-        return int(months.group(1))
-    return int(years.group(1)) * 12 if years else None
 
 
 def clauses(text: str) -> list[str]:

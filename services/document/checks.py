@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from services.document.dates import months_between
 from services.document.fields import LeaseFields
+from services.housing.dates import months_between
 from services.housing.money import contract_amount
 
 LEASE_ACT = "주택임대차보호법"

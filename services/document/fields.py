@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from services.document.dates import DATE, DateError, find_dates, parse_date, term_end, term_months
 from services.housing.addresses import region_address
 from services.housing.area import PYEONG_M2
+from services.housing.dates import DATE, DateError, dates_at, parse_date, parse_term_months, term_end
 from services.housing.endings import strip_ending
 from services.housing.money import AmountError, parse_won
 from services.housing.names import person_name
@@ -189,7 +189,7 @@ def fields_from_text(text: str) -> dict[str, Any]:
         value = _read_window(name, words)
         if value is not None and name not in found:
             found[name] = value
-        if name in ("interim_payment_won", "balance_won") and (dates := find_dates(words)):
+        if name in ("interim_payment_won", "balance_won") and (dates := dates_at(words)):
             found.setdefault(name.replace("_won", "_date"), dates[0][1])
     found.update(_term(text))
     found.update(_loose_fields(text, found))
@@ -255,7 +255,7 @@ def _term(text: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     if match := TERM_RANGE.search(text):
         return {"term_start": parse_date(match.group(1)), "term_end": parse_date(match.group(5))}
-    for at, day in find_dates(text):
+    for at, day in dates_at(text):
         after, before = text[at:], text[:at]
         date_text = DATE.match(after)
         rest = after[date_text.end() :] if date_text else ""
@@ -263,7 +263,7 @@ def _term(text: str) -> dict[str, Any]:
             found.setdefault("term_start", day)
         elif re.match(r"\s*까지", rest) or END_MARK.search(before):
             found.setdefault("term_end", day)
-    if (months := term_months(DATE.sub(" ", text))) is not None:
+    if (months := parse_term_months(DATE.sub(" ", text))) is not None:
         found["term_months"] = months
     return found
 
@@ -331,9 +331,9 @@ def read_answer(name: str, text: str) -> dict[str, Any]:
 
 def _term_end_answer(text: str) -> dict[str, Any]:
     """The end of the term may be answered as a date or as a length ('2년')."""
-    if find_dates(text):
+    if dates_at(text):
         return {"term_end": parse_date(text)}
-    if (months := term_months(text)) is not None:
+    if (months := parse_term_months(text)) is not None:
         return {"term_months": months}
     raise DateError(f"종료일이나 기간을 읽을 수 없습니다: {text!r} (예: 2027-02-28 또는 2년)")
 

@@ -14,8 +14,8 @@ from functools import cache
 from pathlib import Path
 
 from services.document.checks import Review
-from services.document.dates import months_between
 from services.document.fields import LeaseFields
+from services.housing.dates import months_between
 from services.housing.money import contract_amount
 
 BLANK = "＿＿＿＿＿＿"

@@ -6,7 +6,7 @@ import pytest
 
 from services.analysis.case import Case
 from services.analysis.contract_review import contract_review
-from services.analysis.contract_rules import review_contract, term_months
+from services.analysis.contract_rules import review_contract
 from services.analysis.rulebook import CORPUS
 from services.analysis.statutes import StatuteBook
 
@@ -87,12 +87,6 @@ def test_lawful_terms_are_not_flagged() -> None:
 
 def test_an_empty_text_has_no_findings() -> None:
     assert review_contract("  ") == []
-
-
-def test_term_months_reads_dates_months_and_years() -> None:
-    assert term_months("기간은 2025년 3월 15일부터 2027년 3월 14일까지") == 24
-    assert term_months("계약기간은 1년으로 한다") == 12
-    assert term_months("2025년 3월 1일 인도") is None
 
 
 def test_the_review_tool_quotes_the_conflicting_articles() -> None:

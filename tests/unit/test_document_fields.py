@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from services.document.dates import months_between, term_end
 from services.document.fields import REQUIRED, collect_fields, fields_from_text, missing_fields
+from services.housing.dates import months_between, term_end
 
 pytestmark = pytest.mark.unit
 
