@@ -1,10 +1,9 @@
-"""Review of a lease before it is written (계약서 검토): sums, term, the 5% cap, void 특약, and the
+"""Review of a lease before it is written (계약서 검토): sums, term, the 5% cap, 특약 against the tenant
+(the housing package's clause rules, which the analysis team's contract review applies too), and the
 protective 특약 the situation calls for.
 
 An `error` finding blocks the document and is asked of the person again (its `field`); a `warning`
-or `note` is shown with the finished contract. The analysis team's `review_contract(text)` checks
-contract text by similar rules; services do not import each other, so these live here until both
-are folded into one shared rule module.
+or `note` is shown with the finished contract.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from services.document.fields import LeaseFields
+from services.housing.clauses import flagged_by
 from services.housing.dates import months_between
 from services.housing.money import contract_amount
 
@@ -22,7 +22,6 @@ LEASE_ACT = "주택임대차보호법"
 TERM_ARTICLE = f"{LEASE_ACT}/제4조"  # 2년 미만은 2년으로 본다
 RENEWAL_ARTICLE = f"{LEASE_ACT}/제6조의3"  # 계약갱신 요구
 INCREASE_ARTICLE = f"{LEASE_ACT}/제7조"  # 증액은 20분의 1 이내
-MANDATORY_ARTICLE = f"{LEASE_ACT}/제10조"  # 임차인에게 불리한 약정은 무효
 INCREASE_CAP = 0.05
 MIN_TERM_MONTHS = 24
 
@@ -50,29 +49,6 @@ class Review(BaseModel):
     @property
     def article_ids(self) -> list[str]:
         return list(dict.fromkeys(a for f in self.findings for a in f.article_ids))
-
-
-# 특약 that 제10조 makes void: each pattern, what it takes from the tenant, the article it breaks.
-VOID_TERMS = (
-    (
-        re.compile(r"갱신\s*(?:요구|청구)?\s*권?[^.;]{0,15}(?:포기|행사하지|요구하지|청구하지|할\s*수\s*없)"),
-        "계약갱신요구권을 포기하게 하는 특약",
-        RENEWAL_ARTICLE,
-    ),
-    (
-        re.compile(
-            r"전입\s*신고[^.;]{0,12}(?:하지\s*않|금지|못|불가)|(?:대항력|우선\s*변제권?)[^.;]{0,8}포기"
-        ),
-        "전입신고를 막거나 대항력·우선변제권을 포기하게 하는 특약",
-        f"{LEASE_ACT}/제3조",
-    ),
-    (
-        re.compile(r"보증금[^.;]{0,15}(?:반환하지\s*않|돌려주지\s*않|반환\s*의무[^.;]{0,4}없)"),
-        "보증금을 돌려주지 않아도 되게 하는 특약",
-        f"{LEASE_ACT}/제3조의2",
-    ),
-)
-INCREASE_TERM = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*(?:씩\s*)?(?:인상|증액|올린)")
 
 
 def review_lease(fields: LeaseFields) -> Review:
@@ -157,20 +133,16 @@ def check_increase(fields: LeaseFields) -> list[Finding]:
 
 
 def check_special_terms(fields: LeaseFields) -> list[Finding]:
-    """특약 against the tenant are void (제10조): say which, so the parties strike them."""
-    findings = []
-    for term in fields.special_terms:
-        for pattern, what, article in VOID_TERMS:
-            if pattern.search(term):
-                message = f"'{term}': {what}은 임차인에게 불리하여 효력이 없습니다"
-                findings.append(
-                    Finding(severity="warning", message=message, article_ids=(MANDATORY_ARTICLE, article))
-                )
-        increase = INCREASE_TERM.search(term)
-        if increase and float(increase.group(1)) > INCREASE_CAP * 100:
-            message = f"'{term}': 증액은 5%를 넘을 수 없어 넘는 부분은 효력이 없습니다"
-            findings.append(Finding(severity="warning", message=message, article_ids=_increase_articles()))
-    return findings
+    """특약 against the tenant: say which and why, so the parties strike or rewrite them."""
+    return [
+        Finding(
+            severity="note" if rule.severity == "low" else "warning",
+            message=f"'{term}': {rule.title}. {rule.reason} 수정안: {rule.suggestion}",
+            article_ids=rule.article_ids,
+        )
+        for term in fields.special_terms
+        for rule in flagged_by(term)
+    ]
 
 
 def blank_optional_fields(fields: LeaseFields) -> list[Finding]:

@@ -21,7 +21,6 @@ from contracts.values import Citation, StepFocus, Team
 from services.document.artifacts import DOCX, MARKDOWN, Artifact, store_artifact
 from services.document.checks import (
     INCREASE_ARTICLE,
-    MANDATORY_ARTICLE,
     RENEWAL_ARTICLE,
     TERM_ARTICLE,
     Finding,
@@ -32,6 +31,7 @@ from services.document.citations import load_statutes
 from services.document.fields import LABELS, LeaseFields, collect_fields, missing_fields
 from services.document.layout import TITLE, lease_contract, review_section
 from services.document.render import to_docx, to_markdown
+from services.housing.clauses import clause_rules
 from services.housing.money import contract_amount
 from services.platform.service import Wiring
 from services.platform.settings import REPO_ROOT, InfraSettings
@@ -41,9 +41,7 @@ CITABLE = (
     TERM_ARTICLE,
     RENEWAL_ARTICLE,
     INCREASE_ARTICLE,
-    MANDATORY_ARTICLE,
-    "주택임대차보호법/제3조",
-    "주택임대차보호법/제3조의2",
+    *(article for rule in clause_rules() for article in rule.article_ids),
 )
 SALE_ONLY = re.compile(r"매매\s*계약")
 LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차")

@@ -266,7 +266,12 @@ def given_figures(amounts: list[Amount]) -> GivenFigures:
     )
 
 
+def percents(text: object) -> list[float]:
+    """Every percentage written, in order: "5%", "5퍼센트", "5프로" -> 5.0."""
+    return [value for m in _PERCENT.finditer(normalize(text)) if (value := number(m[1])) is not None]
+
+
 def parse_percent(text: object) -> float | None:
-    """The first percentage written: "5%", "5퍼센트", "5프로" -> 5.0."""
-    m = _PERCENT.search(normalize(text))
-    return number(m[1]) if m else None
+    """The first percentage written."""
+    found = percents(text)
+    return found[0] if found else None
