@@ -1,7 +1,7 @@
 """The person's own figures and circumstances (신상·재무 정보) read from a step: the step's inputs first,
-then the question's words. Each money amount takes its role from the nearest role word before it
-("연봉 6천", "기존 대출 월 50만원"), else from the word right after it ("8억짜리 아파트"); an amount with
-no role word is a price. Nothing is filled in that the person did not say: absent stays None."""
+then the question's words. Money amounts take their roles as the housing package reads them
+(services/housing/amounts.py: "연봉 6천", "기존 대출 월 50만원", "8억짜리 아파트"); an amount with no role
+of the person's finances is a price. Nothing is filled in that the person did not say: absent stays None."""
 
 from __future__ import annotations
 
@@ -9,22 +9,22 @@ import re
 from dataclasses import dataclass
 
 from services.analysis.case import Case
-from services.housing.money import find_money
+from services.housing.amounts import Role, read_amounts
 
-# Role words, most specific first: on a tie (same end) the earlier role wins, so "기존 대출" is debt.
-_ROLES = (
-    ("debt", r"기존\s*대출|다른\s*대출|신용\s*대출|마이너스\s*통장|부채|빚|갚고\s*있"),
-    ("monthly_income", r"월급|월\s*소득|월\s*수입|월\s*실수령"),
-    ("income", r"연봉|연\s*소득|소득|수입"),
-    ("rent", r"월세|임대료|차임"),
-    ("deposit", r"보증금|전세\s*(?:금|가)?"),
-    ("holding", r"보유세|재산세"),
-    ("assets", r"순자산|자산|재산"),
-    ("loan", r"대출|빌려|빌리|융자|주담대"),
-    ("price", r"집값|매매\s*가?|시세|가격|분양가|아파트|주택|집|구입|매수|짜리|오피스텔|빌라"),
-)
-_ROLE_RE = [(role, re.compile(words)) for role, words in _ROLES]
-_AFTER = re.compile(r"원?\s*(?:짜리)?\s*(\S{1,4})")
+# The profile's figure each amount role fills; a 근저당 or a fee is not the person's.
+_FIGURES: dict[Role, str] = {
+    "income": "income",
+    "monthly_income": "income",
+    "debt": "debt_balance",
+    "debt_payment": "debt_monthly",
+    "loan": "loan",
+    "monthly_rent": "rent",
+    "deposit": "deposit",
+    "holding_cost": "holding",
+    "assets": "assets",
+    "sale_price": "price",
+    "price": "price",
+}
 _NO_INCOME = re.compile(r"무소득|(?:소득|수입|연봉)\s*(?:이|은|는)?\s*(?:없|0\s*원)")
 _NO_DEBT = re.compile(
     r"(?:기존\s*대출|다른\s*대출|부채|빚)\s*(?:이|은|는)?\s*(?:없|0\s*원)|대출\s*(?:이|은)?\s*없"
@@ -68,43 +68,12 @@ class Profile:
     area_m2: float | None = None  # 전용면적
 
 
-def amount_roles(text: str) -> list[tuple[str, int, str]]:
-    """(role, 만원, the words just before it) for every amount in the text."""
-    found, prev_end = [], 0
-    amounts = [(m.start, m.end, m.manwon) for m in find_money(text)]
-    for i, (start, end, value) in enumerate(amounts):
-        before = text[prev_end:start]
-        after = text[end : amounts[i + 1][0] if i + 1 < len(amounts) else len(text)]
-        found.append((_role_of(before, after), value, before))
-        prev_end = end
-    return found
-
-
-def _role_of(before: str, after: str) -> str:
-    """The role word before the amount decides, except that a price or loan noun right after it ("5억
-    대출", "8억짜리 아파트") names what a price-or-loan amount is: Korean puts that noun on either side."""
-    said_before = _role(before)
-    m = _AFTER.match(after)
-    said_after = _role(m.group(1)) if m else None
-    if said_after in ("price", "loan") and said_before in (None, "price", "loan"):
-        return said_after
-    return said_before or _role(after[:8]) or "price"
-
-
-def _role(words: str) -> str | None:
-    hits = [(m.end(), -i, role) for i, (role, rx) in enumerate(_ROLE_RE) for m in rx.finditer(words)]
-    return max(hits)[2] if hits else None
-
-
 def read_profile(case: Case) -> Profile:
     text = case.query
     money: dict[str, float] = {}
-    for role, value, before in amount_roles(text):
-        if role == "debt":
-            role = "debt_monthly" if re.search(r"월", before) else "debt_balance"
-        if role == "monthly_income":
-            role, value = "income", value * 12
-        money.setdefault(role, float(value))
+    for amount in read_amounts(text):
+        if figure := _FIGURES.get(amount.role):
+            money.setdefault(figure, float(amount.manwon * (12 if amount.role == "monthly_income" else 1)))
     if _NO_INCOME.search(text):
         money["income"] = 0.0
     if _NO_DEBT.search(text):

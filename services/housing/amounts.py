@@ -1,13 +1,16 @@
-"""Amounts and the roles people give them (보증금, 월세, 매매가, 대출, 근저당, 소득), and changes asked.
+"""Amounts and the roles people give them (보증금, 월세, 매매가, 대출, 근저당, 소득, 기존 부채, 보유세, 자산),
+and changes asked.
 
 An amount's role comes from the words around it, in this order:
 1. a change of an amount just read takes that amount's role: "전세금 3억을 3억 5천으로" (the new figure),
    "전세 3억인데 4천 올려달래요" (an increase by), "월세 50을 60으로";
 2. "1000/50" after 보증금/월세 is the deposit and the monthly rent;
 3. the last role word before it in the same clause, since the previous amount: "매매 4억 아파트에 전세
-   3억6천" (매매가, 보증금), "근저당 2억 잡힌 집" (선순위 채권);
-4. a word right after it when none comes before: "5억짜리 아파트" (매매가), "3억 대출" (대출), and "2억 낀
-   집" (선순위 채권: debt on the house, even after the word 대출);
+   3억6천" (매매가, 보증금), "근저당 2억 잡힌 집" (선순위 채권); a bare 월 after another role word says
+   per month ("관리비 월 10만원" is a fee, "기존 대출 월 50만원" a monthly repayment of a debt), and a role
+   said to be absent is none ("기존 대출 없음 8억 아파트": a price);
+4. a word right after it when none comes before: "5억짜리 아파트" (매매가), "3억 대출" (대출), "2억 낀
+   집" (선순위 채권: debt on the house, even after the word 대출), and "월 50만원 갚고" (a debt repaid);
 5. otherwise it is a price with no role of its own ("10억 이하 아파트").
 
 A figure the person gave (`fact`) is an amount said as it is; an amount with a bound ("1000 이하", "3억대",
@@ -24,13 +27,27 @@ from services.housing.money import CHANGE_LINK, CHANGE_TO, CUT_BY, RAISE_BY, Mon
 from services.housing.text import normalize, number
 
 Role = Literal[
-    "deposit", "monthly_rent", "sale_price", "loan", "senior_debt", "income", "monthly_income", "fee", "price"
+    "deposit",
+    "monthly_rent",
+    "sale_price",
+    "loan",
+    "senior_debt",
+    "debt",  # the person's own debts (기존 대출, 신용대출): their balance
+    "debt_payment",  # what the person repays on them a month
+    "income",
+    "monthly_income",
+    "fee",
+    "holding_cost",  # 보유세 a year
+    "assets",
+    "price",
 ]
 Change = Literal["to", "by", "cut"]  # the new figure ("3억 5천으로"), an increase by, a cut by
 
-# Role words; where two start at the same place the earlier listed wins (전세자금대출 is a loan).
+# Role words; where two start at the same place the earlier listed wins (전세자금대출 is a loan, 재산세
+# a holding cost).
 _ROLE_WORDS: tuple[tuple[Role, str], ...] = (
     ("senior_debt", r"근저당|선순위|채권\s*최고액|융자|집주인\s*(?:의\s*)?대출"),
+    ("debt", r"기존\s*대출|다른\s*대출|신용\s*대출|마이너스\s*통장|부채|빚|갚고\s*있"),
     ("loan", r"(?:주택\s*)?담보\s*대출|전세\s*(?:자금\s*)?대출|대출|주담대|빌려|빌리"),
     ("monthly_income", r"월급|월\s*소득|월\s*수입|실수령"),
     ("income", r"연봉|연\s*소득|연\s*수입|소득|수입"),
@@ -38,6 +55,8 @@ _ROLE_WORDS: tuple[tuple[Role, str], ...] = (
     ("monthly_rent", r"월세|차임|임대료|(?<!\d)월(?=\s*(?:\d|$))"),  # "월 50"
     ("deposit", r"(?:전세|전셋)\s*(?:보증금|시세|호가|금|가|값)?|보증금"),
     ("sale_price", r"매매\s*(?:시세|호가|가격|가|값)?|집\s*값|집\s*가격|매가|매입가|매수가|분양가|시세|호가"),
+    ("holding_cost", r"보유세|재산세"),
+    ("assets", r"순자산|자산|재산"),
     ("price", r"예산|가격|금액"),
 )
 _ROLE_WORD = re.compile("|".join(f"(?P<{role}>{words})" for role, words in _ROLE_WORDS))
@@ -45,8 +64,15 @@ _ROLE_AFTER: tuple[tuple[Role, re.Pattern[str]], ...] = (
     ("senior_debt", re.compile(r"^\s*(?:원)?\s*(?:이|가|이나)?\s*(?:낀|껴|끼어|잡힌|잡혀|설정)")),
     ("sale_price", re.compile(r"^\s*(?:원)?\s*짜리")),
     ("loan", re.compile(r"^\s*(?:원)?\s*(?:을|를|의)?\s*(?:대출|주담대|빌려|빌리)")),
+    ("debt", re.compile(r"^\s*(?:원)?\s*(?:을|를|씩)?\s*(?:갚|상환)")),
 )
 _CLAUSE_END = re.compile(r"[,.?!\n]")
+# A role word said to be absent ("기존 대출 없음") or describing the thing named next ("월세 받는 오피스텔
+# 3억", "전세 끼고 10억 아파트") gives no role to the amount after it.
+_NOT_ITS_ROLE = re.compile(
+    r"\s*(?:이|가|은|는|을|를|도)?\s*(?:없|0\s*원|받는(?!데)|있는(?!데)|낀|끼고|끼인|잡힌)"
+)
+_PER_MONTH = re.compile(r"월(?!세|급|\s*(?:소득|수입))|매달|한\s*달")
 # Bounds: "이하", "3억대", "5억~8억", "3억 정도".
 _PARTICLE = r"\s*(?:원)?\s*(?:이|가|을|를|은|는|도)?\s*"
 _QUALIFIER = re.compile(
@@ -149,17 +175,23 @@ def _read_one(text: str, money: Money, before: list[Amount]) -> Amount:
     role = _role_after(text[money.end : money.end + 12], said) or said or "price"
     if role == "monthly_rent" and text[money.end : money.end + 3].lstrip().startswith("/"):
         role = "deposit"  # "보증금/월세 1000/50": the first of the pair
+    if role == "debt" and _PER_MONTH.search(clause):
+        role = "debt_payment"  # "기존 대출 월 50만원", "매달 갚는 빚 30만원"
     return Amount(money, role, bound=bound, approximate=approximate)
 
 
 def _role_before(words: str) -> Role | None:
-    found = [m.lastgroup for m in _ROLE_WORD.finditer(words)]
-    return found[-1] if found else None  # type: ignore[return-value]  # group names are roles
+    found = [m for m in _ROLE_WORD.finditer(words) if not _NOT_ITS_ROLE.match(words, m.end())]
+    if len(found) > 1 and found[-1].group() == "월":  # "관리비 월 10만원": 월 says per month
+        found.pop()
+    return found[-1].lastgroup if found else None  # type: ignore[return-value]  # group names are roles
 
 
 def _role_after(after: str, said: Role | None) -> Role | None:
     for role, pattern in _ROLE_AFTER:
-        if pattern.match(after) and (role == "senior_debt" or said in (None, "price")):
+        # A debt repaid overrides a bare 월 before it: "월 50만원 갚고 있어요" is a repayment, not a rent.
+        overrides = said in (None, "price") or (role == "debt" and said == "monthly_rent")
+        if pattern.match(after) and (role == "senior_debt" or overrides):
             return role
     return None
 

@@ -10,7 +10,7 @@ import pytest
 from services.analysis.case import Case
 from services.analysis.loan_limit import Borrower, loan_limit
 from services.analysis.loan_simulation import loan_simulation
-from services.analysis.profile import amount_roles
+from services.analysis.profile import read_profile
 from services.analysis.repayment import level_payment, schedule, yearly
 from services.analysis.rulebook import REPO_ROOT, RuleBook
 from services.analysis.tools import select_tools
@@ -113,14 +113,14 @@ def test_a_named_programme_applies_its_cap_and_price_ceiling() -> None:
     assert figure(cheaper, "대출 가능 금액").value == 25000
 
 
-def test_amount_roles_read_the_words_around_them() -> None:
-    roles = amount_roles("연봉 6천에 기존 대출 월 50만원, 8억짜리 아파트 5억 대출")
-    assert [(r, v) for r, v, _ in roles] == [
-        ("income", 6000),
-        ("debt", 50),
-        ("price", 80000),
-        ("loan", 50000),
-    ]
+def test_the_profile_takes_amounts_by_the_words_around_them() -> None:
+    p = read_profile(Case("연봉 6천에 기존 대출 월 50만원, 8억짜리 아파트 5억 대출"))
+    assert (p.income_manwon, p.debt_monthly_manwon, p.price_manwon, p.loan_manwon) == (6000, 50, 80000, 50000)
+    p = read_profile(
+        Case("신용대출 3천, 순자산 3억, 보유세 연 300만원, 관리비 20만원, 연봉 8천 부채 없음 10억 아파트")
+    )
+    assert (p.debt_balance_manwon, p.assets_manwon, p.holding_annual_manwon) == (3000, 30000, 300)
+    assert p.price_manwon == 100000  # a fee is not a price, and a debt said to be absent names nothing
 
 
 @pytest.mark.parametrize(

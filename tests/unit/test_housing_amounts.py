@@ -69,6 +69,24 @@ def test_amounts_take_their_roles_from_the_phrasing(text: str, expected: dict[st
     assert roles(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("연봉 6천에 기존 대출 월 50만원", [("income", 6000), ("debt_payment", 50)]),
+        ("월 50만원 갚고 있는 대출 있고 연봉 5천", [("debt_payment", 50), ("income", 5000)]),
+        ("신용대출 3천 있고 마이너스통장 2천", [("debt", 3000), ("debt", 2000)]),
+        ("순자산 3억, 재산세 50만원", [("assets", 30000), ("holding_cost", 50)]),
+        ("관리비 월 10만원", [("fee", 10)]),  # 월 after a role word says per month
+        ("반전세 보증금 1억에 월 30", [("deposit", 10000), ("monthly_rent", 30)]),
+        ("기존 대출 없음 무주택 서울 8억 아파트", [("price", 80000)]),  # a role said to be absent
+        ("월세 받는 오피스텔 3억", [("price", 30000)]),  # the role word describes the 오피스텔
+        ("전세 끼고 10억 아파트 사면 보증금 5억", [("price", 100000), ("deposit", 50000)]),
+    ],
+)
+def test_roles_of_the_persons_finances(text: str, expected: list[tuple[str, int]]) -> None:
+    assert [(a.role, a.manwon) for a in read_amounts(text)] == expected
+
+
 def test_a_percent_is_no_amount() -> None:
     e = extract_entities("5% 올려달래요")
     assert e.percent == 5.0 and e.amounts_manwon == []
