@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from contracts.values import Citation
-from services.housing.statutes import StatuteArticle, articles_in_force, paragraphs, quote
+from services.housing.statutes import StatuteArticle, articles_in_force, cite
 
 
 class StatuteBook:
@@ -22,22 +22,6 @@ class StatuteBook:
     def __contains__(self, article_id: str) -> bool:
         return article_id in self._articles
 
-    def cite(self, article_id: str, paragraphs_: tuple[int, ...] = (), max_chars: int = 600) -> Citation:
-        """A citation quoting the given paragraphs (1 = ①), or the whole article, trimmed to `max_chars`;
-        the first paragraph named is the one the citation points at."""
-        article = self._articles[article_id]
-        numbered = paragraphs(article.text)
-        text = " ".join(numbered[n] for n in paragraphs_ if n in numbered) or article.text
-        if len(text) > max_chars:
-            text = text[: max_chars - 1].rstrip() + "…"
-        first = next((n for n in paragraphs_ if n in numbered), None)
-        return Citation(
-            article_id=article.article_id,
-            law=article.law,
-            article=article.number,
-            title=article.title,
-            text=text,
-            enforcement_date=article.enforcement_date,  # an ISO date, parsed by the model
-            paragraph=first,
-            quote=quote(numbered[first] if first is not None else article.text, ()).text,
-        )
+    def cite(self, article_id: str, paragraphs: tuple[int, ...] = (), max_chars: int = 600) -> Citation:
+        """A citation quoting the given paragraphs (1 = ①), or the whole article, trimmed to `max_chars`."""
+        return cite(self._articles[article_id], paragraphs, max_chars)

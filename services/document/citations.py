@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from contracts.values import Citation
-from services.housing.statutes import articles_in_force
+from services.housing.statutes import articles_in_force, cite
 
 CITED_TEXT_CHARS = 400  # events stay small: enough of the article to read what it says
 
@@ -15,13 +15,7 @@ def load_statutes(corpus: Path, article_ids: Iterable[str]) -> dict[str, Citatio
     """article_id -> Citation for the articles asked for that are in force."""
     wanted = set(article_ids)
     return {
-        a.article_id: Citation(
-            article_id=a.article_id,
-            law=a.law,
-            article=a.number,
-            title=a.title,
-            text=a.text[:CITED_TEXT_CHARS],
-        )
+        a.article_id: cite(a, max_chars=CITED_TEXT_CHARS)
         for a in articles_in_force(corpus)
         if a.article_id in wanted
     }

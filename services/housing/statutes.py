@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from contracts.values import CIRCLED
+from contracts.values import CIRCLED, Citation
 
 CORPUS = Path(__file__).resolve().parents[2] / "infra" / "seed" / "legal" / "corpus.jsonl"
 # Amendment notes ("<개정 2020. 7. 31.>", "[전문개정 2008. 3. 21.]") are not the rule itself.
@@ -105,3 +105,31 @@ def quote(text: str, words: Collection[str], limit: int = 180) -> Quote:
 
 def _weight(text: str, words: Collection[str]) -> int:
     return sum(1 for w in words if w and w in text)
+
+
+def citation(article: StatuteArticle, shown: str, paragraph: int | None, said: str) -> Citation:
+    """How every team cites an article: what is shown of it, the 항 it points at and the sentence an answer
+    quotes. The version date travels in its own field: the corpus is a dated snapshot (see its README)."""
+    return Citation(
+        article_id=article.article_id,
+        law=article.law,
+        article=article.number,
+        title=article.title,
+        text=shown,
+        enforcement_date=article.enforcement_date,  # an ISO date, parsed by the model
+        paragraph=paragraph,
+        quote=said,
+    )
+
+
+def cite(article: StatuteArticle, paragraphs_: Iterable[int] = (), max_chars: int | None = None) -> Citation:
+    """The article quoted at the given paragraphs (1 = ①), or whole, trimmed to `max_chars`; the first
+    paragraph named that the article has is the one the citation points at."""
+    numbered = paragraphs(article.text)
+    named = [n for n in paragraphs_ if n in numbered]
+    text = " ".join(numbered[n] for n in named) or article.text
+    if max_chars is not None and len(text) > max_chars:
+        text = text[: max_chars - 1].rstrip() + "…"
+    first = named[0] if named else None
+    said = quote(numbered[first] if first is not None else article.text, ())
+    return citation(article, text, first, said.text)

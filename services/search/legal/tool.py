@@ -15,7 +15,8 @@ from contracts import search as published
 from contracts.results import StepResult
 from contracts.values import Citation
 from services.housing.statute_answers import StatuteAnswer, answer_for, answer_resting_on
-from services.housing.statutes import Quote, paragraphs, quote, rule_text
+from services.housing.statutes import StatuteArticle, cite, quote, rule_text
+from services.housing.statutes import citation as statute_citation
 from services.platform.team import StepFailure, StepWork
 from services.search.legal.articles import Article
 from services.search.legal.search import LegalFilters, LegalHit, LegalIndex
@@ -94,8 +95,7 @@ def _grounds(answer: StatuteAnswer, index: LegalIndex) -> list[Citation]:
         article = index.article(ref.article_id)
         if article is None or ref.article_id in found:
             continue
-        text = paragraphs(rule_text(article.body)).get(ref.paragraph, article.body)
-        found[ref.article_id] = _citation(article, text, Quote(ref.paragraph, quote(text, ()).text))
+        found[ref.article_id] = cite(_statute(article), (ref.paragraph,))
     return list(found.values())
 
 
@@ -116,20 +116,20 @@ def published_hit(hit: LegalHit) -> published.LegalHit:
 
 
 def citation(hit: LegalHit) -> Citation:
-    return _citation(hit.article, hit.shown_text, quote(hit.article.body, hit.matched_terms))
+    said = quote(hit.article.body, hit.matched_terms)
+    return statute_citation(_statute(hit.article), hit.shown_text, said.paragraph, said.text)
 
 
-def _citation(a: Article, shown: str, said: Quote) -> Citation:
-    """The version date travels in its own field: the corpus is a dated snapshot (see its README)."""
-    return Citation(
+def _statute(a: Article) -> StatuteArticle:
+    """The index's article as the housing package cites it."""
+    return StatuteArticle(
         article_id=a.article_id,
         law=a.law_title,
-        article=a.article_number,
+        number=a.article_number,
         title=a.article_title,
-        text=shown,
-        enforcement_date=date.fromisoformat(a.enforcement_date),
-        paragraph=said.paragraph,
-        quote=said.text,
+        text=rule_text(a.text),
+        enforcement_date=a.enforcement_date,
+        in_force=not (a.is_deleted or a.is_future_version),
     )
 
 
