@@ -51,6 +51,9 @@ class PlanStep(Frozen):
 
 
 Strategy = Literal["sequential", "parallel", "dag"]
+# A step's lifecycle, as the supervisor runs it and the todo shows it.
+StepStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
+FINISHED_STEPS: frozenset[StepStatus] = frozenset({"completed", "failed", "skipped"})
 
 
 class StepError(Frozen):

@@ -17,18 +17,14 @@ Rules a reader of the todo can rely on:
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from contracts.gateway import PlanApproved
 from contracts.planner import PlanReady
 from contracts.supervisor import InputRequested, StepRetried, StepSkipped, StepStarted, StepTimedOut
 from contracts.teams import StepCompleted, StepFailed
-from contracts.values import PlanStep, Team
+from contracts.values import FINISHED_STEPS, PlanStep, StepStatus, Team
 from services.platform.eventstore import Recorded
 from services.projector.folding import Frozen, Projected, evolve_with, handler_table
-
-StepStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
-FINISHED: frozenset[StepStatus] = frozenset({"completed", "failed", "skipped"})
 
 
 class TodoStep(Frozen):
@@ -53,7 +49,7 @@ class Todo(Projected):
 
     @property
     def finished_steps(self) -> int:
-        return sum(step.status in FINISHED for step in self.steps)
+        return sum(step.status in FINISHED_STEPS for step in self.steps)
 
     @property
     def progress_pct(self) -> int:
@@ -94,7 +90,7 @@ def _on_plan_approved(todo: Todo | None, event: PlanApproved, record: Recorded) 
 
 def _on_step_started(todo: Todo | None, event: StepStarted, record: Recorded) -> Todo | None:
     step = todo.step(event.step_id) if todo else None
-    if step is None or step.status in FINISHED:
+    if step is None or step.status in FINISHED_STEPS:
         return todo
     return _with_step(
         todo,
@@ -173,7 +169,7 @@ def _on_step_retried(todo: Todo | None, event: StepRetried, record: Recorded) ->
 
 def _on_step_skipped(todo: Todo | None, event: StepSkipped, record: Recorded) -> Todo | None:
     step = todo.step(event.step_id) if todo else None
-    if step is None or step.status in FINISHED:
+    if step is None or step.status in FINISHED_STEPS:
         return todo
     return _with_step(todo, event.step_id, status="skipped", completed_at=record.envelope.occurred_at)
 

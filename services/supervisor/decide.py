@@ -33,7 +33,8 @@ from contracts.supervisor import (
     StepStarted,
     StepTimedOut,
 )
-from services.supervisor.run import FINISHED, RunState, StepState, evolve
+from contracts.values import FINISHED_STEPS
+from services.supervisor.run import RunState, StepState, evolve
 
 MAX_ROUNDS = 100  # a plan has at most a few dozen steps; each round records at least one decision
 
@@ -93,7 +94,7 @@ def _skips(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]:
     return [
         StepSkipped(run_id=state.run_id, step_id=step_id, reason="사용자가 건너뛰었습니다")
         for step_id, step in state.steps.items()
-        if step.skip_requested and (step.status not in FINISHED or step.awaiting_input)
+        if step.skip_requested and (step.status not in FINISHED_STEPS or step.awaiting_input)
     ]
 
 
@@ -149,7 +150,7 @@ def _dispatches(state: RunState, now: datetime, policy: RetryPolicy) -> list[Eve
 
 
 def _settled(step: StepState) -> bool:
-    return step.status in FINISHED and not step.awaiting_input
+    return step.status in FINISHED_STEPS and not step.awaiting_input
 
 
 def _prerequisites(state: RunState, step_id: str) -> list[str]:

@@ -38,10 +38,8 @@ from contracts.supervisor import (
     StepTimedOut,
 )
 from contracts.teams import StepCompleted, StepFailed
-from contracts.values import Intent, PlanStep, StepError
+from contracts.values import FINISHED_STEPS, Intent, PlanStep, StepError, StepStatus
 
-StepStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
-FINISHED: frozenset[StepStatus] = frozenset({"completed", "failed", "skipped"})
 Approval = Literal["not_asked", "requested", "approved", "rejected"]
 Outcome = Literal["answered", "failed", "cancelled", "rejected"]
 
@@ -136,7 +134,7 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
             return replace(state, approval="rejected", outcome=state.outcome or "rejected")
         case StepStarted():
             step = state.steps.get(event.step_id)
-            if step is None or step.status in FINISHED:
+            if step is None or step.status in FINISHED_STEPS:
                 return state
             return state.with_step(
                 event.step_id,
@@ -175,7 +173,7 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
             return state.with_step(event.step_id, skip_requested=True)
         case StepSkipped():
             step = state.steps.get(event.step_id)
-            if step is None or (step.status in FINISHED and not step.awaiting_input):
+            if step is None or (step.status in FINISHED_STEPS and not step.awaiting_input):
                 return state
             return state.with_step(event.step_id, status="skipped", questions=[])
         case RunCancelRequested():
