@@ -1,9 +1,10 @@
 """`jipsa ask "강남구 아파트 전세 시세"`: ask through a running gateway and watch the run in the terminal.
 
 It creates a session, opens the session's WebSocket, sends the query, shows the plan, the todos moving
-(a live table) and the answer; `--json` prints one JSON object instead. When the run asks for something
-(a contract's missing fields), `--answer field=value` gives it up front, a terminal prompts for the rest,
-and otherwise the run is left waiting and reported as `input_required` with its questions.
+(a live table) and the answer; `--json` prints one JSON object instead. `--approve` asks for the plan's
+approval and gives it when `plan_ready` says the run waits (`requires_approval`). When the run asks for
+something (a contract's missing fields), `--answer field=value` gives it up front, a terminal prompts
+for the rest, and otherwise the run is left waiting and reported as `input_required` with its questions.
 Exit status: 0 for an answer, guidance or a run waiting for input, 1 when the run ended in error, 2 when
 the gateway cannot be reached, 3 on timeout.
 """
@@ -56,7 +57,7 @@ class RunView:
             return  # a message about another run of the session (another terminal's)
         if kind == "plan_ready":
             self.plan, self.steps = message, message["execution_steps"]
-        elif kind in ("interrupt_request", "execution_start", "todo_updated"):
+        elif kind in ("execution_start", "todo_updated"):
             self.steps = message["execution_steps"]
             self.progress_pct = message.get("progress_pct", self.progress_pct)
         elif kind == "input_request":
@@ -120,12 +121,14 @@ class Screen:
         kind = message["type"]
         if kind == "plan_ready":
             self.console.print(_plan_panel(message))
+            if waits_for_approval(message):
+                self.console.print(Text(message["approval"]["message"], style="yellow"))
             self.live = Live(_todo_table(view), console=self.console, transient=False, auto_refresh=False)
             self.live.start()
         elif kind in ("execution_start", "todo_updated") and self.live:
             self.live.update(_todo_table(view), refresh=True)
-        elif kind in ("interrupt_request", "input_request"):
-            self.console.print(f"[yellow]{message['message']}[/]")
+        elif kind == "input_request":
+            self.console.print(Text(message["message"], style="yellow"))
         elif kind == "final_response":
             self.close()
             self.console.print(_answer_panel(message["response"]))
@@ -153,6 +156,11 @@ def _todo_table(view: RunView) -> Group:
         mark = STATUS_MARKS.get(step["status"], "?")
         table.add_row(mark, step["step_id"], step["team"], Text(step["task"]), Text(outcome))
     return Group(table, ProgressBar(total=100, completed=view.progress_pct), Text(f"{view.progress_pct}%"))
+
+
+def waits_for_approval(plan: dict[str, Any]) -> bool:
+    """Whether a `plan_ready` is the run waiting for the person's approval (it then says how to answer)."""
+    return plan.get("requires_approval") is True and isinstance(plan.get("approval"), dict)
 
 
 def _answer_panel(response: dict[str, Any]) -> Panel:
@@ -203,11 +211,12 @@ async def converse(
                     raise Refused(message["code"], message["message"])
                 view.apply(message)
                 screen.show(view, message)
-                if message["type"] == "interrupt_request" and message["run_id"] == view.run_id and approve:
+                mine = message.get("run_id") == view.run_id
+                if message["type"] == "plan_ready" and mine and approve and waits_for_approval(message):
                     await socket.send(
                         json.dumps({"type": "interrupt_response", "run_id": view.run_id, "action": "approve"})
                     )
-                if message["type"] == "input_request" and message["run_id"] == view.run_id:
+                if message["type"] == "input_request" and mine:
                     answers = answers_for(message, given or {}, ask_person)
                     if not answers or answers.items() <= sent.items():
                         break  # nothing new to answer with: the run waits for the person

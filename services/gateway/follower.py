@@ -43,9 +43,12 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
+from contracts.planner import PlanReady
+from contracts.supervisor import PlanApprovalRequested
 from services.gateway import messages
-from services.gateway.messages import Message
+from services.gateway.messages import Message, RunFacts
 from services.gateway.outbox import Outbox
 from services.gateway.reads import Reads
 from services.platform.eventstore import Recorded
@@ -54,12 +57,32 @@ from services.platform.wakeup import PROJECTIONS_CHANNEL, StoreWakeup
 
 async def render(reads: Reads, records: list[Recorded]) -> list[tuple[str | None, Message]]:
     """Each record's message (at most one), with the session it is for."""
-    facts = await reads.facts(records)
+    facts = await with_plan_facts(reads, records, await reads.facts(records))
     return [
         (record.envelope.session_id, message)
         for record in records
         for message in messages.messages_for(record, facts[record.envelope.correlation_id])
     ]
+
+
+async def with_plan_facts(
+    reads: Reads, records: list[Recorded], facts: dict[str, RunFacts]
+) -> dict[str, RunFacts]:
+    """`facts` with what a plan's message needs (messages.py), read from the run's earlier events, which
+    never change (so a live batch and a replay render alike): for a PlanReady, whether the run's question
+    asked for approval; for a PlanApprovalRequested, the plan it asks about."""
+    completed = dict(facts)
+    for record in records:
+        run_id, event_type = record.envelope.correlation_id, record.envelope.event_type
+        if event_type == PlanReady.event_type:
+            earlier = await reads.first_of_run(run_id)
+        elif event_type == PlanApprovalRequested.event_type:
+            earlier = await reads.latest_of_run(run_id, PlanReady.event_type)
+        else:
+            continue
+        known = messages.plan_facts([earlier] if earlier else []).get(run_id, {})
+        completed[run_id] = replace(completed[run_id], **known)
+    return completed
 
 
 class Follower:

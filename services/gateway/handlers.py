@@ -69,7 +69,7 @@ class RunRequests:
 
     async def _approval_request(self, run_id: str) -> Recorded | None:
         """The run's PlanApprovalRequested, waiting a moment for it: the supervisor appends it right after
-        PlanReady, and a client may answer the plan it has just been shown before that."""
+        PlanReady, and a client need not wait for the `plan_ready` that shows it before answering."""
         deadline = asyncio.get_running_loop().time() + APPROVAL_REQUEST_WAIT_S
         while (asked := await self.reads.latest_of_run(run_id, PlanApprovalRequested.event_type)) is None:
             if asyncio.get_running_loop().time() >= deadline:

@@ -6,8 +6,16 @@ todo too: it stands for the run's first StepStarted (or its PlanApproved), which
 be a `todo_updated` at the same position.
 
 What the mapping cannot see in the event itself comes in `RunFacts`: the run's todo as projected
-(at or past the event, since the follower never reads beyond the projector's checkpoint) and the
-position of the event that began the run's execution.
+(at or past the event, since the follower never reads beyond the projector's checkpoint), the
+position of the event that began the run's execution, whether the run's question asked for approval
+and the run's plan.
+
+The approval is part of `plan_ready` (DESIGN.md section 6 names no other frame for it): a run that
+waits for approval is shown its plan once, by its PlanApprovalRequested, with `requires_approval` true
+and the prompt; its PlanReady then gives no message. Any other run is shown its plan by its PlanReady,
+with `requires_approval` false. Which runs wait is the supervisor's rule (decide.py): asked for
+approval and a plan with steps. Sending the waiting plan at the request's own position means a client
+that resumes from anywhere before it is still told that the run waits.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ STEP_CHANGES = tuple(
     e.event_type for e in (StepStarted, StepCompleted, StepFailed, StepTimedOut, StepRetried, StepSkipped)
 )
 APPROVAL_PROMPT = "이 계획으로 진행할까요? 승인(approve), 수정(modify) 또는 거절(reject)해 주세요."
+APPROVAL_ACTIONS = ("approve", "modify", "reject")
 REJECTED_ANSWER = "계획이 거절되어 실행하지 않았습니다."
 CANCELLED_ANSWER = "요청하신 대로 실행을 취소했습니다."
 FAILED_ANSWER = "죄송합니다. 요청을 처리하지 못했습니다."
@@ -65,6 +74,8 @@ class TodoSnapshot:
 class RunFacts:
     todo: TodoSnapshot | None = None
     execution_began_at: int | None = None
+    approval_asked: bool = False  # the run's question asked for approval (its QueryReceived's option)
+    plan: PlanReady | None = None  # the run's plan, which its PlanApprovalRequested shows
 
 
 def messages_for(record: Recorded, facts: RunFacts) -> list[Message]:
@@ -72,6 +83,10 @@ def messages_for(record: Recorded, facts: RunFacts) -> list[Message]:
     event_type = record.envelope.event_type
     if event_type in STEP_CHANGES or event_type == PlanApproved.event_type:
         body = _execution_news(record, facts)
+    elif event_type == PlanReady.event_type:
+        body = _plan_ready(record.event(), facts)
+    elif event_type == PlanApprovalRequested.event_type:
+        body = _plan_awaiting_approval(record.event(), facts)
     elif event_type in _FROM_PAYLOAD:
         body = _FROM_PAYLOAD[event_type](record.event())
     else:
@@ -95,6 +110,24 @@ def execution_beginnings(records: Iterable[Recorded]) -> dict[str, int]:
         if record.envelope.event_type in EXECUTION_BEGINNINGS:
             began.setdefault(record.envelope.correlation_id, record.position)
     return began
+
+
+def plan_facts(records: Iterable[Recorded]) -> dict[str, dict[str, Any]]:
+    """Per run, what its plan's message needs from its other events, where `records` hold them: whether
+    its question asked for approval and its plan (the same facts the follower reads from the log)."""
+    found: dict[str, dict[str, Any]] = {}
+    for record in records:
+        event_type, run = record.envelope.event_type, record.envelope.correlation_id
+        if event_type == QueryReceived.event_type:
+            found.setdefault(run, {})["approval_asked"] = record.event().options.require_approval
+        elif event_type == PlanReady.event_type:
+            found.setdefault(run, {})["plan"] = record.event()
+    return found
+
+
+def waits_for_approval(plan: PlanReady, facts: RunFacts) -> bool:
+    """Whether the supervisor asks the person about this plan (decide.py: asked for, and steps to run)."""
+    return facts.approval_asked and bool(plan.steps)
 
 
 def planned_step(step: PlanStep) -> dict[str, Any]:
@@ -132,25 +165,34 @@ def _planning_start(event: QueryReceived) -> Message:
     }
 
 
-def _plan_ready(event: PlanReady) -> Message:
+def _plan_ready(event: PlanReady, facts: RunFacts) -> Message | None:
+    if waits_for_approval(event, facts):
+        return None  # shown by the run's PlanApprovalRequested, with the approval prompt
+    return _plan_message(event, event.steps, requires_approval=False)
+
+
+def _plan_awaiting_approval(event: PlanApprovalRequested, facts: RunFacts) -> Message:
+    return _plan_message(facts.plan, event.steps, requires_approval=True)
+
+
+def _plan_message(plan: PlanReady | None, steps: list[PlanStep], *, requires_approval: bool) -> Message:
+    """`plan_ready`: the plan, whether the run waits for the person's answer and, if so, the question.
+    The plan is the run's PlanReady; without it (never, as the planner writes it before any request),
+    the steps asked about are still shown."""
+    intent = plan.intent if plan else None
+    approval = {"message": APPROVAL_PROMPT, "actions": list(APPROVAL_ACTIONS)} if requires_approval else None
     return {
         "type": "plan_ready",
-        "intent": event.intent.type.value,
-        "confidence": event.intent.confidence,
-        "keywords": list(event.intent.keywords),
-        "entities": dict(event.intent.entities),
-        "strategy": event.strategy,
-        "execution_steps": [planned_step(s) for s in event.steps],
-        "estimated_total_time": event.estimated_total_s,
-        "mode": event.mode,
-    }
-
-
-def _interrupt_request(event: PlanApprovalRequested) -> Message:
-    return {
-        "type": "interrupt_request",
-        "execution_steps": [planned_step(s) for s in event.steps],
-        "message": APPROVAL_PROMPT,
+        "intent": intent.type.value if intent else None,
+        "confidence": intent.confidence if intent else None,
+        "keywords": list(intent.keywords) if intent else [],
+        "entities": dict(intent.entities) if intent else {},
+        "strategy": plan.strategy if plan else None,
+        "execution_steps": [planned_step(s) for s in steps],
+        "estimated_total_time": plan.estimated_total_s if plan else None,
+        "mode": plan.mode if plan else None,
+        "requires_approval": requires_approval,
+        "approval": approval,
     }
 
 
@@ -207,8 +249,6 @@ def _final(response_type: str, content: str, **data: Any) -> Message:
 
 _FROM_PAYLOAD: dict[str, Callable[[Any], Message]] = {
     QueryReceived.event_type: _planning_start,
-    PlanReady.event_type: _plan_ready,
-    PlanApprovalRequested.event_type: _interrupt_request,
     InputRequested.event_type: _input_request,
     InputProvided.event_type: _input_received,
     ResponseReady.event_type: _answer,

@@ -29,7 +29,7 @@ class QueryFrame(Frame):
 
 
 class InterruptResponseFrame(Frame):
-    """The person's answer to `interrupt_request`; `modify` carries the edited todos."""
+    """The person's answer to a `plan_ready` that `requires_approval`; `modify` carries the edited todos."""
 
     type: Literal["interrupt_response"]
     run_id: RunId | None = None  # the seed's protocol omits it: the session's one waiting run is meant

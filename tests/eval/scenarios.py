@@ -8,11 +8,11 @@ A scenario ({"id", "area", "turns": [{"query", "approve"?, "extra"?, "expect"?}]
 format of the shared dev set) opens one session (POST /api/sessions) and one WebSocket
 (/ws/{session_id}?token=...), and sends its turns in order on that socket (a closed socket is reopened and
 the turn is marked as carried by another connection). A turn sends a `query` frame (with
-`require_approval` when the turn says "approve", and answers the `interrupt_request` with that action) and
-ends at `final_response`, `error` or `input_request`; messages of runs an earlier turn finished are
-ignored; "repeat_to": N repeats a turn's text up to N characters. After a turn its run, its events and
-its first document (DOCX paragraphs and table cells) are read with the session's token; after the last
-turn, the session's runs and /healthz.
+`require_approval` when the turn says "approve", and answers the `plan_ready` that `requires_approval`
+with that action) and ends at `final_response`, `error` or `input_request`; messages of runs an earlier
+turn finished are ignored; "repeat_to": N repeats a turn's text up to N characters. After a turn its run,
+its events and its first document (DOCX paragraphs and table cells) are read with the session's token;
+after the last turn, the session's runs and /healthz.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from tests.eval.answers import EVAL_DATA, gather_bounded, read_jsonl
 from tests.eval.expectations import Conversation, Turn, check_conversation, document_ids
 
 TURN_TIMEOUT_S = float(os.environ.get("JIPSA_SCENARIO_TIMEOUT", "90"))
-APPROVAL_REQUESTS = {"interrupt_request"}
 SESSION_RETRIES = 6  # a gateway with its per-address session limit on answers 429 with Retry-After
 DEFAULT_SET = EVAL_DATA / "scenarios.jsonl"
 
@@ -147,7 +146,7 @@ class Player:
             turn.messages.append(message)
             if message.get("type") == "planning_start" or (turn.run_id is None and run_id):
                 turn.run_id = run_id  # a new run begins with planning_start; a form's answer continues one
-            if approve and message.get("type") in APPROVAL_REQUESTS:
+            if approve and message.get("type") == "plan_ready" and message.get("requires_approval") is True:
                 await self.send({"type": "interrupt_response", "run_id": run_id, "action": approve})
 
     async def read_back(self, turn: Turn) -> None:

@@ -114,6 +114,11 @@ class Client:
         return (await self.until(lambda m: m["type"] == kind, timeout))[-1]
 
 
+def awaits_approval(message: Message) -> bool:
+    """The plan of a run waiting for the person's answer: `plan_ready` with `requires_approval` true."""
+    return message["type"] == "plan_ready" and message.get("requires_approval") is True
+
+
 @contextlib.asynccontextmanager
 async def connected(gateway: Gateway, session_id: str, token: str, after_position: int | None = None):
     async with websockets.connect(gateway.socket_url(session_id, token, after_position)) as connection:

@@ -175,17 +175,22 @@ async def approval_requested(store: EventStore, client: Client, query_text: str)
     run_id = await ask(client, query_text, require_approval=True)
     script, query = script_for(await first_of_type(store, run_id, "QueryReceived"))
     plan = script.planned(query, SEARCH, LEGAL, strategy="parallel")
-    await store.append([plan, script.add(PlanApprovalRequested(run_id=run_id, steps=[SEARCH, LEGAL]), plan)])
-    return run_id, await client.until_type("interrupt_request")
+    asked = script.add(PlanApprovalRequested(run_id=run_id, steps=[SEARCH, LEGAL]), plan)
+    _, request = await store.append([plan, asked])
+    shown = await client.until_type("plan_ready")  # the plan, shown once: with the approval inside it
+    assert shown["requires_approval"] is True and shown["position"] == request.position
+    return run_id, shown
 
 
 async def test_plan_approval_answers_become_events(gateway: Gateway, store: EventStore) -> None:
     session_id, token = await new_session(gateway)
     async with connected(gateway, session_id, token) as client:
         run_id, request = await approval_requested(store, client, "강남구 전세 시세와 법 조항")
-        assert [s["step_id"] for s in request["execution_steps"]] == ["search", "legal"] and request[
-            "message"
-        ]
+        assert [s["step_id"] for s in request["execution_steps"]] == ["search", "legal"]
+        approval = request["approval"]
+        assert approval["message"] and approval["actions"] == ["approve", "modify", "reject"]
+        assert (request["intent"], request["strategy"]) == ("RISK_ANALYSIS", "parallel")
+        assert [m["type"] for m in client.received].count("plan_ready") == 1
         edited = [{**request["execution_steps"][1], "task": "주택임대차보호법 제7조 검색"}]
         await client.send(
             {"type": "interrupt_response", "run_id": run_id, "action": "modify", "modified_todos": edited}

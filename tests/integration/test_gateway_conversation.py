@@ -2,7 +2,8 @@
 
 A lease's missing fields answered by typing an ordinary message (the same run goes on and writes the
 contract, while a new question in between is a run of its own), and the seed's protocol exactly as
-DESIGN.md section 6 writes it: `interrupt_response` (modify) and `todo_skip` without run_id.
+DESIGN.md section 6 writes it: the approval inside `plan_ready`, `interrupt_response` (approve, modify,
+reject) and `todo_skip` without run_id, and no frame the section does not name.
 """
 
 from __future__ import annotations
@@ -67,34 +68,95 @@ async def test_a_typed_message_fills_the_lease_form_and_a_new_question_runs_on_i
     assert events[-1] == "ResponseReady"
 
 
-async def test_the_seed_protocol_edits_the_plan_and_skips_a_todo_without_run_id(store, infra) -> None:
-    """DESIGN.md section 6 literally: `interrupt_response` {action: modify, modified_todos} and
-    `todo_skip` {todo_id}, neither naming the run."""
+# DESIGN.md section 6's server -> client frames: a client written to it knows no others.
+DESIGN_FRAMES = {
+    "connected",
+    "planning_start",
+    "plan_ready",
+    "execution_start",
+    "todo_updated",
+    "final_response",
+    "error",
+}
+PLAIN_QUESTION = "강남구 전세 시세 알려줘"
+
+
+async def test_a_client_speaking_section_6_literally_approves_edits_skips_and_rejects(store, infra) -> None:
+    """DESIGN.md section 6 literally, on one socket: the client names no run anywhere and knows only the
+    frames the section names. A plan that waits says so in its `plan_ready` (`requires_approval`, with
+    the prompt); the client answers `interrupt_response` {action[, modified_todos]} and `todo_skip`
+    {todo_id}, and the gateway acts on the session's one waiting run (or the run holding the todo)."""
     async with jipsa(store, infra) as gateway:
         session_id, token = await new_session(gateway)
         async with connected(gateway, session_id, token) as client:
-            await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
-            asked = await client.until_type("interrupt_request", timeout=60)
-            planned = asked["execution_steps"]
-            assert len(planned) >= 2
-            kept = [{**planned[0], "task": "강남구 아파트 전세 시세만 조회"}]
-            await client.send({"type": "interrupt_response", "action": "modify", "modified_todos": kept})
-            edited = (await client.until(final_of(asked["run_id"]), 90))[-1]
-            assert edited["response"]["type"] == "answer"
 
-            await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
-            second = await client.until_type("interrupt_request", timeout=60)
-            skipped_id = second["execution_steps"][-1]["step_id"]
+            async def planned(query: str, require_approval: bool = True) -> dict:
+                await client.send({"type": "query", "query": query, "require_approval": require_approval})
+                return await client.until_type("plan_ready", timeout=60)
+
+            async def answered(plan: dict) -> list[dict]:
+                return await client.until(final_of(plan["run_id"]), 90)
+
+            approve = await planned(SEVERAL)
+            await client.send({"type": "interrupt_response", "action": "approve"})
+            approved = await answered(approve)
+
+            modify = await planned(SEVERAL)
+            kept = [{**modify["execution_steps"][0], "task": "강남구 아파트 전세 시세만 조회"}]
+            await client.send({"type": "interrupt_response", "action": "modify", "modified_todos": kept})
+            modified = await answered(modify)
+
+            skip = await planned(SEVERAL)
+            skipped_id = skip["execution_steps"][-1]["step_id"]
             await client.send({"type": "todo_skip", "todo_id": skipped_id})
             await client.send({"type": "interrupt_response", "action": "approve"})
-            answered = await client.until(final_of(second["run_id"]), 90)
-        assert not [m for m in answered if m["type"] == "error"], answered
-    first_events = await store.read_stream(f"run-{asked['run_id']}")
-    approved = next(r.event() for r in first_events if r.envelope.event_type == "PlanApproved")
-    edits = [(s.step_id, s.task) for s in approved.modified_steps]
-    assert edits == [(planned[0]["step_id"], kept[0]["task"])]
-    started = {r.event().step_id for r in first_events if r.envelope.event_type == "StepStarted"}
-    assert started == {planned[0]["step_id"]}
-    second_events = await store.read_stream(f"run-{second['run_id']}")
-    skipped = [r.event().step_id for r in second_events if r.envelope.event_type == "StepSkipped"]
-    assert skipped == [skipped_id]
+            skipped = await answered(skip)
+
+            reject = await planned(SEVERAL)
+            await client.send({"type": "interrupt_response", "action": "reject"})
+            rejected = await answered(reject)
+
+            plain = await planned(PLAIN_QUESTION, require_approval=False)
+            await answered(plain)
+
+        assert {m["type"] for m in client.received} <= DESIGN_FRAMES, client.received
+        assert not [m for m in client.received if m["type"] == "error"], client.received
+        for m in client.received[1:]:
+            assert isinstance(m["run_id"], str) and isinstance(m["position"], int), m
+
+        waiting = [approve, modify, skip, reject]
+        for plan in waiting:
+            assert plan["requires_approval"] is True and len(plan["execution_steps"]) >= 2
+            assert (
+                plan["approval"]["actions"] == ["approve", "modify", "reject"] and plan["approval"]["message"]
+            )
+            assert plan["intent"] and isinstance(plan["confidence"], float) and plan["keywords"]
+            assert plan["estimated_total_time"] > 0
+            told = [m["type"] for m in client.received if m.get("run_id") == plan["run_id"]]
+            assert told.count("plan_ready") == 1 and told[0] == "planning_start", told
+        assert (plain["requires_approval"], plain["approval"]) == (False, None)
+
+        for finals in (approved, modified, skipped):
+            assert finals[-1]["response"]["type"] == "answer"
+            assert finals[-1]["run_id"] != rejected[-1]["run_id"]
+        assert rejected[-1]["response"]["type"] == "guidance"
+        assert not [m for m in rejected if m["type"] in ("execution_start", "todo_updated")]
+
+    events = {plan["run_id"]: await store.read_stream(f"run-{plan['run_id']}") for plan in [*waiting, plain]}
+
+    def of(plan: dict, event_type: str) -> list:
+        return [r.event() for r in events[plan["run_id"]] if r.envelope.event_type == event_type]
+
+    assert [e.modified_steps for e in of(approve, "PlanApproved")] == [None]
+    assert {e.step_id for e in of(approve, "StepStarted")} == {
+        s["step_id"] for s in approve["execution_steps"]
+    }
+    (edit,) = of(modify, "PlanApproved")
+    assert [(s.step_id, s.task) for s in edit.modified_steps] == [(kept[0]["step_id"], kept[0]["task"])]
+    assert {e.step_id for e in of(modify, "StepStarted")} == {kept[0]["step_id"]}
+    assert [e.step_id for e in of(skip, "StepSkipped")] == [skipped_id]
+    assert skipped_id not in {e.step_id for e in of(skip, "StepStarted")}
+    assert (
+        of(reject, "StepStarted") == [] and events[reject["run_id"]][-1].envelope.event_type == "PlanRejected"
+    )
+    assert of(plain, "PlanApprovalRequested") == []

@@ -9,6 +9,7 @@ import contextlib
 import pytest
 import websockets
 
+from contracts.supervisor import PlanApprovalRequested
 from contracts.values import PlanStep, Team
 from services.gateway.reads import Reads
 from services.platform.eventstore import EventStore
@@ -161,3 +162,38 @@ async def test_a_resume_past_the_head_is_refused(gateway: Gateway) -> None:
         async with connected(gateway, session_id, token, after_position=10**9) as client:
             refused = await client.next()
     assert refused["code"] == "invalid_position"
+
+
+async def test_a_client_gone_before_the_approval_request_learns_on_resume_that_the_run_waits(
+    gateway: Gateway, store: EventStore
+) -> None:
+    """The plan of a run that waits is sent at the supervisor's request (its PlanApprovalRequested), with
+    `requires_approval`: a client that left after the plan was written, before the request, is told on
+    resume, and can answer there, naming no run."""
+    session_id, token = await new_session(gateway)
+    async with connected(gateway, session_id, token) as leaver:
+        await leaver.send({"type": "query", "query": "강남구 전세 시세와 법 조항", "require_approval": True})
+        run_id = (await leaver.until_type("planning_start"))["run_id"]
+        script, query = script_for(await first_of_type(store, run_id, "QueryReceived"))
+        plan = script.planned(query, SEARCH, LEGAL, strategy="parallel")
+        (planned,) = await store.append([plan])
+        await wait_until(offered_up_to(gateway, planned.position), what="the plan offered to the socket")
+    assert [m["type"] for m in leaver.received] == ["connected", "planning_start"]  # no plan shown yet
+
+    request = script.add(PlanApprovalRequested(run_id=run_id, steps=[SEARCH, LEGAL]), plan)
+    (asked,) = await store.append([request])
+    async with connected(gateway, session_id, token, after_position=planned.position) as back:
+        shown = await back.until_type("plan_ready")
+        assert (shown["run_id"], shown["position"], shown["requires_approval"]) == (
+            run_id,
+            asked.position,
+            True,
+        )
+        assert shown["approval"]["actions"] == ["approve", "modify", "reject"]
+        assert (shown["intent"], [s["step_id"] for s in shown["execution_steps"]]) == (
+            "RISK_ANALYSIS",
+            ["search", "legal"],
+        )
+        await back.send({"type": "interrupt_response", "action": "approve"})
+        approved = await first_of_type(store, run_id, "PlanApproved")
+    assert approved.envelope.correlation_id == run_id

@@ -28,7 +28,14 @@ from services.search.service import search_work
 from services.search.tools import SearchContext, default_tools
 from services.supervisor.__main__ import build as supervisor_build
 from tests.integration.bus_helpers import relay, serving_all
-from tests.integration.gateway_helpers import Gateway, connected, new_session, projecting, serving
+from tests.integration.gateway_helpers import (
+    Gateway,
+    awaits_approval,
+    connected,
+    new_session,
+    projecting,
+    serving,
+)
 
 pytestmark = pytest.mark.integration
 FAST = ConsumerPolicy.from_infra(backoff_s=[0.05, 0.1, 0.2], ack_wait_s=10)
@@ -128,7 +135,7 @@ async def test_a_person_edits_or_rejects_the_plan_before_anything_runs(store, in
         session_id, token = await new_session(gateway)
         async with connected(gateway, session_id, token) as client:
             await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
-            asked = await client.until_type("interrupt_request", timeout=60)
+            asked = (await client.until(awaits_approval, timeout=60))[-1]
             kept = [s for s in asked["execution_steps"] if s["team"] == "search"]
             edited = [{**kept[0], "task": "강남구 아파트 전세 시세만 조회", "depends_on": []}]
             await client.send(
@@ -146,7 +153,7 @@ async def test_a_person_edits_or_rejects_the_plan_before_anything_runs(store, in
             assert todos[-1]["execution_steps"][0]["status"] == "completed"
 
             await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
-            asked = await client.until_type("interrupt_request", timeout=60)
+            asked = (await client.until(awaits_approval, timeout=60))[-1]
             await client.send({"type": "interrupt_response", "run_id": asked["run_id"], "action": "reject"})
             rejected = await client.until_type("final_response", timeout=30)
             assert rejected["run_id"] == asked["run_id"] and rejected["response"]["type"] == "guidance"
@@ -161,15 +168,15 @@ async def test_a_client_speaking_the_seed_protocol_literally_approves_rejects_an
         session_id, token = await new_session(gateway)
         async with connected(gateway, session_id, token) as client:
             await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
-            asked = await client.until_type("interrupt_request", timeout=60)
+            asked = (await client.until(awaits_approval, timeout=60))[-1]
             await client.send({"type": "interrupt_response", "action": "approve"})
             answered = await client.until_type("final_response", timeout=90)
             assert answered["run_id"] == asked["run_id"] and answered["response"]["type"] == "answer"
 
             await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
-            first = await client.until_type("interrupt_request", timeout=60)
+            first = (await client.until(awaits_approval, timeout=60))[-1]
             await client.send({"type": "query", "query": SEVERAL, "require_approval": True})
-            second = await client.until_type("interrupt_request", timeout=60)
+            second = (await client.until(awaits_approval, timeout=60))[-1]
             await client.send({"type": "interrupt_response", "action": "reject"})
             refused = await client.until_type("error", timeout=15)
             assert refused["code"] == "ambiguous_run"

@@ -13,7 +13,14 @@ from contracts.supervisor import PlanApprovalRequested, ResponseReady, RunCancel
 from contracts.teams import StepCompleted, StepFailedV1
 from contracts.telemetry import LlmCallRecorded
 from contracts.values import Citation, Intent, IntentType, PlanStep, Team
-from services.gateway.messages import RunFacts, TodoSnapshot, execution_beginnings, messages_for
+from services.gateway.messages import (
+    APPROVAL_PROMPT,
+    RunFacts,
+    TodoSnapshot,
+    execution_beginnings,
+    messages_for,
+    plan_facts,
+)
 from services.platform.eventstore import Recorded
 
 pytestmark = pytest.mark.unit
@@ -37,8 +44,14 @@ def log(*events: Event) -> list[Recorded]:
     ]
 
 
+def facts_of(records: list[Recorded], todo: TodoSnapshot | None = TODO) -> RunFacts:
+    """The facts the follower would read for the run, had the store held `records`."""
+    began = execution_beginnings(records).get(RUN)
+    return RunFacts(todo=todo, execution_began_at=began, **plan_facts(records).get(RUN, {}))
+
+
 def told(records: list[Recorded], todo: TodoSnapshot | None = TODO) -> list[dict]:
-    facts = RunFacts(todo=todo, execution_began_at=execution_beginnings(records).get(RUN))
+    facts = facts_of(records, todo)
     return [m for r in records for m in messages_for(r, facts)]
 
 
@@ -119,6 +132,7 @@ def test_a_run_with_two_parallel_steps() -> None:
         "mode": "rules",
     }
     assert plan["estimated_total_time"] == 8
+    assert (plan["requires_approval"], plan["approval"]) == (False, None)
     assert [(s["step_id"], s["status"], s["depends_on"]) for s in plan["execution_steps"]] == [
         ("search", "pending", []),
         ("legal", "pending", []),
@@ -143,17 +157,62 @@ def test_approval_begins_execution_and_later_starts_only_update_the_todo() -> No
     )
     messages = told(records)
 
-    assert [m["type"] for m in messages] == [
-        "planning_start",
-        "plan_ready",
-        "interrupt_request",
-        "execution_start",
-        "todo_updated",
-        "todo_updated",
+    assert [(m["type"], m["position"]) for m in messages] == [
+        ("planning_start", 1),
+        ("plan_ready", 3),  # the plan, shown once: when the supervisor asks about it
+        ("execution_start", 4),
+        ("todo_updated", 5),
+        ("todo_updated", 6),
     ]
     assert messages[0]["require_approval"] is True
-    assert [s["step_id"] for s in messages[2]["execution_steps"]] == ["search", "legal"]
-    assert messages[2]["message"]
+    plan = messages[1]
+    assert plan["requires_approval"] is True
+    assert plan["approval"] == {"message": APPROVAL_PROMPT, "actions": ["approve", "modify", "reject"]}
+    assert [s["step_id"] for s in plan["execution_steps"]] == ["search", "legal"]
+    assert (plan["intent"], plan["confidence"], plan["keywords"]) == ("MARKET_INQUIRY", 0.9, ["전세"])
+    assert (plan["strategy"], plan["estimated_total_time"], plan["mode"]) == ("parallel", 8, "rules")
+
+
+def test_a_plan_without_steps_is_not_asked_about_even_when_approval_was_asked_for() -> None:
+    """The supervisor asks only about a plan with steps (decide.py); a guidance plan is shown at once."""
+    messages = told(log(asked(require_approval=True), planned()))
+    assert [m["type"] for m in messages] == ["planning_start", "plan_ready"]
+    assert messages[1]["requires_approval"] is False and messages[1]["position"] == 2
+
+
+def test_every_message_is_one_design_names() -> None:
+    """DESIGN.md section 6's server frames, and nothing else, for an approved and a rejected run."""
+    design = {"planning_start", "plan_ready", "execution_start", "todo_updated", "final_response"}
+    approved = log(
+        asked(require_approval=True),
+        planned(SEARCH),
+        PlanApprovalRequested(run_id=RUN, steps=[SEARCH]),
+        PlanApproved(run_id=RUN),
+        started(SEARCH),
+        completed(SEARCH),
+        answered(),
+    )
+    rejected = log(
+        asked(require_approval=True),
+        planned(SEARCH),
+        PlanApprovalRequested(run_id=RUN, steps=[SEARCH]),
+        PlanRejected(run_id=RUN, reason="나중에"),
+    )
+    for records in (approved, rejected):
+        assert {m["type"] for m in told(records)} <= design
+
+
+def test_a_resume_between_the_plan_and_the_request_still_learns_that_the_run_waits() -> None:
+    records = log(
+        asked(require_approval=True),
+        planned(SEARCH, LEGAL),
+        PlanApprovalRequested(run_id=RUN, steps=[SEARCH, LEGAL]),
+    )
+    facts = facts_of(records)
+    for cut in (0, 1, 2):
+        replayed = [m for r in records[cut:] for m in messages_for(r, facts)]
+        waiting = [m for m in replayed if m["type"] == "plan_ready"]
+        assert [m["requires_approval"] for m in waiting] == [True]
 
 
 @pytest.mark.parametrize(
@@ -202,7 +261,7 @@ def test_a_replayed_suffix_gives_the_same_messages_as_the_live_log() -> None:
     records = log(
         asked(), planned(SEARCH, LEGAL), started(SEARCH), started(LEGAL), completed(SEARCH), answered()
     )
-    facts = RunFacts(todo=TODO, execution_began_at=execution_beginnings(records)[RUN])
+    facts = facts_of(records)
     live = [m for r in records for m in messages_for(r, facts)]
     for cut in range(len(records)):
         replayed = [m for r in records[cut:] for m in messages_for(r, facts)]

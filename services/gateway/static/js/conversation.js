@@ -141,6 +141,7 @@ const HANDLERS = {
   pong: () => {},
   error: () => {},
   planning_start: () => {},
+  // The plan; with `requires_approval` the run waits for the person's answer (the approval's actions).
   plan_ready(run, m, announce) {
     run.plan = {
       intent: text(m.intent),
@@ -149,12 +150,12 @@ const HANDLERS = {
       steps: steps(m.execution_steps),
       estimate: number(m.estimated_total_time),
     };
-    if (run.plan.steps.length) announce(`계획이 준비됐어요. ${run.plan.steps.length}단계입니다.`);
-  },
-  interrupt_request(run, m, announce) {
-    if (run.final || run.todos) return; // already answered: an old request seen again in a replay
-    run.approval = { steps: steps(m.execution_steps), sent: null };
-    announce("계획 승인을 기다리고 있어요.");
+    // Already answered (execution began or the run ended): an old plan seen again in a replay.
+    const waits = m.requires_approval === true && !run.final && !run.todos;
+    if (waits) run.approval = { steps: run.plan.steps, actions: approvalActions(m.approval), sent: null };
+    if (run.plan.steps.length) {
+      announce(`계획이 준비됐어요. ${run.plan.steps.length}단계입니다.${waits ? " 승인을 기다리고 있어요." : ""}`);
+    }
   },
   input_request(run, m, announce) {
     if (run.final) return;
@@ -180,7 +181,6 @@ const HANDLERS = {
 function isWellFormed(m) {
   switch (m.type) {
     case "plan_ready":
-    case "interrupt_request":
     case "execution_start":
     case "todo_updated":
       return Array.isArray(m.execution_steps);
@@ -209,6 +209,13 @@ function todos(run, m, announce) {
   }
 }
 
+// The answers a waiting plan allows (all three when the server names none it knows).
+const APPROVAL_ACTIONS = ["approve", "modify", "reject"];
+function approvalActions(approval) {
+  const named = list(record(approval).actions).filter((a) => APPROVAL_ACTIONS.includes(a));
+  return named.length ? named : APPROVAL_ACTIONS;
+}
+
 // Steps are objects with an id; anything else in the list is dropped.
 function steps(value) {
   return list(value).map(record).filter((s) => typeof s.step_id === "string");
@@ -228,7 +235,9 @@ function fromFinalState(run, state) {
   }
   const todo = record(state.todo);
   if (list(todo.steps).length) run.todos = { steps: steps(todo.steps), progress: number(todo.progress_pct) };
-  if (state.status === "awaiting_approval" && run.plan) run.approval = { steps: run.plan.steps, sent: null };
+  if (state.status === "awaiting_approval" && run.plan) {
+    run.approval = { steps: run.plan.steps, actions: APPROVAL_ACTIONS, sent: null };
+  }
   if (state.status === "awaiting_input") run.input = waitingInput(state);
   run.final = finalOf(state);
 }

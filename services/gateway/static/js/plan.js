@@ -1,5 +1,6 @@
-// The plan card: what Jipsa understood and the steps it will take; when approval was asked for, the
-// person approves, edits (task text, removing steps) or rejects it here (`interrupt_response`).
+// The plan card: what Jipsa understood and the steps it will take; when its `plan_ready` says it
+// `requires_approval`, the person approves, edits (task text, removing steps) or rejects it here
+// (`interrupt_response`), with the actions the approval allows.
 import { h, list, number, text } from "./dom.js";
 import { duration, percent } from "./format.js";
 import { intentLabel, strategyLabel, teamLabel } from "./labels.js";
@@ -51,13 +52,14 @@ function approvalPanel(run, actions) {
     actions.send({ type: "interrupt_response", run_id: run.id, action, ...extra });
     actions.rerender(run);
   };
+  const allows = (action) => list(approval.actions).includes(action);
   const showChoices = () => {
     panel.replaceChildren(
       h("p", { class: "approval-question" }, "이 계획대로 진행할까요? 승인하거나, 단계를 고치거나, 거절할 수 있어요."),
       h("div", { class: "actions" },
-        h("button", { class: "primary", onclick: () => answer("approve", {}, "승인했어요. 곧 실행을 시작합니다.") }, "승인"),
-        h("button", { onclick: showEditor }, "단계 수정"),
-        h("button", { class: "danger", onclick: () => answer("reject", {}, "계획을 거절했어요.") }, "거절"),
+        allows("approve") && h("button", { class: "primary", onclick: () => answer("approve", {}, "승인했어요. 곧 실행을 시작합니다.") }, "승인"),
+        allows("modify") && h("button", { onclick: showEditor }, "단계 수정"),
+        allows("reject") && h("button", { class: "danger", onclick: () => answer("reject", {}, "계획을 거절했어요.") }, "거절"),
       ),
     );
   };
