@@ -1,7 +1,8 @@
 """`jipsa ask "강남구 아파트 전세 시세"`: ask through a running gateway and watch the run in the terminal.
 
 It creates a session, opens the session's WebSocket, sends the query, shows the plan, the todos moving
-(a live table) and the answer; `--json` prints one JSON object instead. `--approve` asks for the plan's
+(a live table) and the answer, its Markdown rendered (tables as tables) on a terminal and as written
+when the output is piped; `--json` prints one JSON object instead. `--approve` asks for the plan's
 approval and gives it when `plan_ready` says the run waits (`requires_approval`). When the run asks for
 something (a contract's missing fields), `--answer field=value` gives it up front, a terminal prompts
 for the rest, and otherwise the run is left waiting and reported as `input_required` with its questions.
@@ -23,6 +24,7 @@ import typer
 import websockets
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.progress_bar import ProgressBar
 from rich.prompt import Prompt
@@ -131,12 +133,14 @@ class Screen:
             self.console.print(Text(message["message"], style="yellow"))
         elif kind == "final_response":
             self.close()
-            self.console.print(_answer_panel(message["response"]))
+            show_answer(self.console, message["response"])
 
     def close(self) -> None:
         if self.live:
             self.live.stop()
             self.live = None
+            if self.console is not None and not self.console.is_terminal:
+                self.console.line()  # rich ends the table's last line only on a terminal
 
 
 def _plan_panel(plan: dict[str, Any]) -> Panel:
@@ -163,16 +167,34 @@ def waits_for_approval(plan: dict[str, Any]) -> bool:
     return plan.get("requires_approval") is True and isinstance(plan.get("approval"), dict)
 
 
-def _answer_panel(response: dict[str, Any]) -> Panel:
-    data = response["data"]
-    lines = [response["content"]]
-    lines += [f"· {c['law']} {c['article']}" for c in data.get("citations", [])]
+def show_answer(console: Console, response: dict[str, Any]) -> None:
+    """The answer: on a terminal its Markdown rendered (headings, lists, tables as tables) in a panel;
+    anywhere else (a pipe, a file) the text as written, unwrapped and without styles."""
+    if console.is_terminal:
+        console.print(answer_panel(response))
+    else:
+        console.print(answer_text(response), markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+def answer_panel(response: dict[str, Any]) -> Panel:
+    backing = _backing(response["data"])
+    body = Group(Markdown(response["content"]), *([Text("\n".join(backing))] if backing else []))
+    style = "red" if response["type"] == "error" else "green"
+    return Panel(body, title=f"답변 ({response['type']})", border_style=style)
+
+
+def answer_text(response: dict[str, Any]) -> str:
+    return "\n".join([response["content"], *_backing(response["data"])])
+
+
+def _backing(data: dict[str, Any]) -> list[str]:
+    """What the answer rests on, one line each: citations, how many listings, the steps that failed."""
+    lines = [f"· {c['law']} {c['article']}" for c in data.get("citations", [])]
     if data.get("listings"):
         lines.append(f"매물 {len(data['listings'])}건")
     if data.get("failed_steps"):
         lines.append(f"실패한 단계: {', '.join(data['failed_steps'])}")
-    style = "red" if response["type"] == "error" else "green"
-    return Panel(Text("\n".join(lines)), title=f"답변 ({response['type']})", border_style=style)
+    return lines
 
 
 AskPerson = Callable[[dict[str, Any]], str]  # a question -> what the person types
