@@ -19,7 +19,7 @@ from contracts.values import Team
 from services.analysis.case import Case
 from services.analysis.contract_review import contract_text
 from services.analysis.insight import summarise
-from services.analysis.judgement import contract_judgement, insight_findings
+from services.analysis.judgement import contract_judgement
 from services.analysis.policies import PolicyBook
 from services.analysis.rulebook import CORPUS, RuleBook
 from services.analysis.statutes import StatuteBook
@@ -107,20 +107,18 @@ async def _select(
 async def _with_judgement(
     result: StepResult, results: dict[str, StepResult], case: Case, step: StepWork, llm: LlmClient | None
 ) -> tuple[StepResult, list[LlmCallRecorded]]:
-    """The rules' result with what the model adds when configured (judgement.py), side by side."""
+    """The rules' result with the risks the model adds to a pasted contract's review (judgement.py).
+
+    Insights drawn from the analyses as a whole are not asked for here: the supervisor's one
+    `response_synthesis` call writes them from the steps' results, in the call it makes anyway."""
     review, contract = results.get("contract_review"), contract_text(case)
-    (insights, insight_calls), (risks, contract_calls) = await asyncio.gather(
-        insight_findings(llm, step.query, results, step.run_id),
-        contract_judgement(llm, contract, review, step.run_id) if review and contract else _nothing(),
-    )
-    if not insights and not risks:
-        return result, [*insight_calls, *contract_calls]
-    findings = list(dict.fromkeys([*result.findings, *risks, *insights]))
-    return result.model_copy(update={"findings": findings}), [*insight_calls, *contract_calls]
-
-
-async def _nothing() -> tuple[list[str], list[LlmCallRecorded]]:
-    return [], []
+    if not review or not contract:
+        return result, []
+    risks, calls = await contract_judgement(llm, contract, review, step.run_id)
+    if not risks:
+        return result, calls
+    findings = list(dict.fromkeys([*result.findings, *risks]))
+    return result.model_copy(update={"findings": findings}), calls
 
 
 async def _run(tool: Tool, case: Case, library: Library) -> StepResult:

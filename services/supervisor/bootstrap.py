@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Sequence
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from contracts import Event
+from contracts.telemetry import LlmCallRecorded
+from services.platform.grounding import lines_within
 from services.platform.llm import LlmClient
 from services.supervisor.decide import RetryPolicy
 from services.supervisor.handlers import Respond, Supervisor
 from services.supervisor.response import compose, grounded, synthesis_inputs
 from services.supervisor.run import RunState
+
+log = logging.getLogger("jipsa.supervisor")
 
 
 class SupervisorSettings(BaseSettings):
@@ -27,26 +33,40 @@ async def respond_by_rules(state: RunState) -> Sequence[Event]:
 
 
 def respond_with(llm: LlmClient) -> Respond:
-    """The rules answer, its prose rewritten by the `response_synthesis` call when it stays grounded."""
+    """The rules answer, rewritten by the run's one `response_synthesis` call when it stays grounded.
+
+    The rewrite may add key insights, risks and next steps drawn from the analyses' results (the
+    seed's separate insight synthesis call, folded into this one). An answer that cites an article no
+    step produced is not used; a line that quotes a number no step produced is dropped from it; an
+    answer left with nothing is not used. Whatever is not used leaves the rules answer unchanged."""
 
     async def respond(state: RunState) -> Sequence[Event]:
         by_rules = compose(state)
         if by_rules.response_type != "answer":
             return [by_rules]
-        result = await llm.text(
-            "response_synthesis",
-            synthesis_inputs(state),
-            run_id=state.run_id,
-            fallback=lambda: by_rules.answer,
-        )
-        if result.used_llm and not grounded(result.value, state):
-            record = result.record.model_copy(
-                update={"outcome": "invalid_output", "fallback_used": True, "error": "ungrounded citation"}
+        inputs = synthesis_inputs(state)
+        result = await llm.text("response_synthesis", inputs, run_id=state.run_id, fallback=lambda: "")
+        if not result.used_llm:
+            return [result.record, by_rules]
+        if not grounded(result.value, state):
+            return [_unused(result.record, "ungrounded citation"), by_rules]
+        source = json.dumps(inputs["step_results"], ensure_ascii=False)
+        answer, dropped = lines_within(result.value, source)
+        if dropped:
+            log.info(
+                "run %s: %d answer line(s) quoting numbers no step produced dropped",
+                state.run_id,
+                len(dropped),
             )
-            return [record, by_rules]
-        return [result.record, by_rules.model_copy(update={"answer": result.value})]
+        if not answer:
+            return [_unused(result.record, "no line grounded in the results"), by_rules]
+        return [result.record, by_rules.model_copy(update={"answer": answer})]
 
     return respond
+
+
+def _unused(record: LlmCallRecorded, why: str) -> LlmCallRecorded:
+    return record.model_copy(update={"outcome": "invalid_output", "fallback_used": True, "error": why})
 
 
 def build_supervisor(settings: SupervisorSettings | None = None, llm: LlmClient | None = None) -> Supervisor:

@@ -1,22 +1,22 @@
-"""The LLM's judgement on top of the analysis rules, against the fake OpenAI server: added, never
-trusted with a number or a clause or an article it was not given."""
+"""The LLM's judgement on top of the analysis rules, against the fake OpenAI server: added to a pasted
+contract's review, never trusted with a clause or an article it was not given; and asked nothing else."""
 
 from __future__ import annotations
 
 import pytest
 
-from contracts.results import Figure, StepResult
-from contracts.values import Citation
-from services.analysis.judgement import contract_judgement, insight_findings
+from contracts.results import StepResult
+from contracts.values import Citation, Team
+from services.analysis.judgement import contract_judgement
+from services.analysis.service import analyse, load_library
+from services.planner.plan_rules import plan_by_rules
 from services.platform.llm import LlmClient, LlmSettings
+from services.platform.team import StepWork
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401  (fixture: fake_openai)
 
 pytestmark = pytest.mark.integration
 
-RENT = StepResult(
-    headline="요구한 인상률 16.67%는 5% 상한을 넘습니다",
-    figures=[Figure(label="법정 상한 보증금", value=31500, unit="만원")],
-)
+RAISE = "전세금 3억인데 3억 5천으로 올려달래요"
 CONTRACT = "제5조 임차인은 계약갱신요구권을 행사하지 않는다.\n제6조 보증금은 새 임차인이 들어온 뒤 돌려준다."
 REVIEW = StepResult(
     findings=["갱신요구권 포기 특약은 무효입니다"],
@@ -31,25 +31,6 @@ async def llm(fake_openai: FakeOpenAI):
     client = LlmClient(LlmSettings(OPENAI_BASE_URL=fake_openai.base_url, JIPSA_LLM_TIMEOUT_S=2))
     yield client
     await client.close()
-
-
-async def test_insights_that_quote_numbers_the_analyses_lack_are_dropped(
-    llm, fake_openai: FakeOpenAI
-) -> None:
-    answer = {
-        "key_insights": ["법정 상한은 31,500만원입니다", "시세는 12억입니다"],
-        "risks": ["초과분을 주면 돌려받기 어렵습니다"],
-        "recommendations": ["갱신요구권 행사를 서면으로 알리세요"],
-        "confidence": 0.8,
-    }
-    fake_openai.script(Reply.json(answer), call_point="insight_synthesis")
-    findings, (record,) = await insight_findings(llm, "3억을 3억5천으로", {"rent_increase": RENT}, "r1")
-    assert findings == [
-        "법정 상한은 31,500만원입니다",
-        "주의: 초과분을 주면 돌려받기 어렵습니다",
-        "권장: 갱신요구권 행사를 서면으로 알리세요",
-    ]
-    assert record.call_point == "insight_synthesis" and record.outcome == "ok"
 
 
 async def test_contract_risks_must_quote_the_contract_and_cite_shown_articles(
@@ -88,7 +69,19 @@ async def test_contract_risks_must_quote_the_contract_and_cite_shown_articles(
 async def test_without_an_endpoint_or_with_a_failing_one_the_rules_stand(
     llm, fake_openai: FakeOpenAI
 ) -> None:
-    assert await insight_findings(LlmClient(LlmSettings()), "q", {"rent_increase": RENT}, "r1") == ([], [])
-    fake_openai.script(Reply.error(500), Reply.error(500), call_point="insight_synthesis")
-    findings, (record,) = await insight_findings(llm, "q", {"rent_increase": RENT}, "r1")
+    unconfigured = LlmClient(LlmSettings(OPENAI_BASE_URL=None, OPENAI_API_KEY=None))
+    assert await contract_judgement(unconfigured, CONTRACT, REVIEW, "r1") == ([], [])
+    fake_openai.script(Reply.error(500), Reply.error(500), call_point="contract_analysis")
+    findings, (record,) = await contract_judgement(llm, CONTRACT, REVIEW, "r1")
     assert findings == [] and record.fallback_used
+
+
+async def test_an_analysis_asks_the_model_nothing_beyond_a_pasted_contract(
+    llm, fake_openai: FakeOpenAI
+) -> None:
+    """Insights on the analyses as a whole are the supervisor's `response_synthesis` to write, in the
+    run's one call after planning: an analysis with its focus set calls no model."""
+    (spec,) = [s for s in plan_by_rules(RAISE).steps if s.team == Team.ANALYSIS]
+    step = StepWork("r1", spec.step_id, spec.task, spec.inputs, dependency_results={}, attempt=1)
+    output = await analyse(step, load_library(), llm)
+    assert output.result.figures and output.llm_calls == [] and fake_openai.requests == []
