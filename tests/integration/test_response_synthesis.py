@@ -8,6 +8,7 @@ its services reading the endpoint from the environment as they do in production.
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import pytest
@@ -87,8 +88,8 @@ async def test_a_run_that_analyses_makes_two_calls_and_what_the_answer_adds_is_h
     assert code == 0 and run["intent"]["type"] == "COMPREHENSIVE", run
     assert "analysis" in {s["team"] for s in steps} and all(s["status"] == "completed" for s in steps)
     chat = [r.call_point for r in endpoint.requests if r.path.endswith("/chat/completions")]
-    assert chat == ["planning", "response_synthesis"]
     calls = await llm_calls(store, run["run_id"])
+    assert chat == ["planning", "response_synthesis"], (chat, calls)
     assert sorted((c.call_point, c.outcome) for c in calls) == [
         ("planning", "ok"),
         ("response_synthesis", "ok"),
@@ -187,3 +188,16 @@ async def test_without_an_endpoint_or_with_a_failing_one_the_rules_answer_stands
     fake_openai.script(Reply.error(500), Reply.error(500), call_point="response_synthesis")
     record, response = await respond_with(llm)(state)
     assert response == compose(state) and record.fallback_used and record.outcome == "error"
+
+
+async def test_two_decisions_to_answer_one_run_ask_the_model_once(llm, fake_openai: FakeOpenAI) -> None:
+    """The run's last two steps finishing together trigger two decisions to answer before either is
+    recorded (the loser decides again and is rolled back): the model is asked once, both get its answer."""
+    fake_openai.set_default(
+        Reply.text("법정 상한은 31,500만원입니다.", delay_s=0.2), call_point="response_synthesis"
+    )
+    respond = respond_with(llm)
+    first, second = await asyncio.gather(respond(analysed()), respond(analysed()))
+    again = await respond(analysed())
+    assert first == second == again and first[-1].answer == "법정 상한은 31,500만원입니다."
+    assert len(fake_openai.requests_for("response_synthesis")) == 1
