@@ -2,8 +2,10 @@
 and changes asked.
 
 An amount's role comes from the words around it, in this order:
-1. a change of an amount just read takes that amount's role: "전세금 3억을 3억 5천으로" (the new figure),
-   "전세 3억인데 4천 올려달래요" (an increase by), "월세 50을 60으로";
+1. a change of an amount just read takes that amount's role: "전세금 3억을 3억 5천으로", "3억인데 3억
+   5천으로 올려달래요" (the new figure), "전세 3억인데 4천 올려달래요" (an increase by), "월세 50을 60으로";
+   a change after a lease role word, or with nothing before it, changes a figure not said (its base is
+   None, and it is no figure given): "보증금에서 8천 빼고" (a cut), "보증금 4천 올려달래요";
 2. "1000/50" after 보증금/월세 is the deposit and the monthly rent;
 3. the last role word before it in the same clause, since the previous amount: "매매 4억 아파트에 전세
    3억6천" (매매가, 보증금), "근저당 2억 잡힌 집" (선순위 채권); a bare 월 after another role word says
@@ -94,6 +96,13 @@ _UPPER = {
     "미만": -1,
 }
 _LOWER = {"이상": 0, "부터": 0, "넘는": 1, "넘게": 1, "넘은": 1, "넘어": 1, "초과": 1}
+# A lease figure changed with no amount of its own before it ("보증금에서 8천 빼주고"); 빼 takes it out.
+_LEASE_ROLES = ("deposit", "monthly_rent")
+_TAKEN_OUT = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:을|를|만|씩)?\s*(?:빼|뺀)")
+# The new figure said with its verb, after any words: "3억인데 3억 5천으로 올려달래요".
+_TO_RAISED = re.compile(
+    r"^\s*(?:만\s*원|원)?\s*(?:으로|로)\s*(?:더\s*)?(?:올려|올리|올린|올라|인상|증액|내려|내리|깎|인하|감액|낮춰|낮추)"
+)
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|퍼센트|퍼|프로)")
 
 
@@ -163,9 +172,11 @@ def _read_one(text: str, money: Money, before: list[Amount]) -> Amount:
     clause = _CLAUSE_END.split(between)[-1]
     said = _role_before(clause)
     change = _change(text, money, between) if previous and clause == between else None
+    if not change and (said in _LEASE_ROLES or not (said or previous)):
+        change = _change(text, money, "")  # "보증금에서 8천 빼고", "4천 올려달래요": its base unsaid
     bound, approximate = _bound(text, money)
     if change:
-        role = said or previous.role  # type: ignore[union-attr]  # a change has an amount before it
+        role = said or (previous.role if previous else "price")
         base = next((a for a in reversed(before) if a.role == role and a.fact), None)
         return Amount(money, role, change, base.manwon if base else None, bound, approximate)
     if previous and _RANGE_LINK.fullmatch(between):  # "월세 40~60": the other end of a range
@@ -198,11 +209,11 @@ def _role_after(after: str, said: Role | None) -> Role | None:
 
 def _change(text: str, money: Money, between: str) -> Change | None:
     after = text[money.end :]
-    if CHANGE_LINK.match(between) and CHANGE_TO.match(after):
+    if CHANGE_TO.match(after) and (CHANGE_LINK.match(between) or _TO_RAISED.match(after)):
         return "to"
     if RAISE_BY.match(after):
         return "by"
-    return "cut" if CUT_BY.match(after) else None
+    return "cut" if CUT_BY.match(after) or _TAKEN_OUT.match(after) else None
 
 
 def _bound(text: str, money: Money) -> tuple[Bounds | None, bool]:

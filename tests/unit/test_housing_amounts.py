@@ -61,6 +61,11 @@ def roles(text: str) -> dict[str, int]:
         ("대출 2억 낀 빌라 전세 1억 5천", {"senior_debt": 20000, "deposit": 15000}),
         ("전세자금대출 2억 받을 수 있나요", {"loan": 20000}),
         ("관리비 20만원 포함인가요", {}),  # a fee has no role field
+        # a lease figure changed by an amount: 빼 takes it out, and the role word alone names what changes
+        ("보증금 3억에서 1억 빼고 나머지는 월세로", {"deposit": 30000, "requested_deposit": 20000}),
+        ("전세 3억인데, 보증금 4천 올려달래요", {"deposit": 30000, "requested_deposit": 34000}),
+        ("보증금에서 8천만원 빼주고 그만큼 월세로", {}),  # a cut of a deposit not said: no deposit
+        ("월세 10만원 올린대요", {}),  # an increase by 10, not a rent of 10
         ("5% 올려달래요", {}),
         ("강남구 아파트 매매 10억 이하", {}),  # a bound asks for a range; it is no figure given
     ],
@@ -100,6 +105,7 @@ def test_an_amount_alone_is_just_an_amount() -> None:
 def test_a_change_without_an_amount_before_it_gives_no_requested_figure() -> None:
     [raise_by] = read_amounts("집주인이 4천 올려달래요")
     assert raise_by.manwon == 4000 and given_figures([raise_by]).requested_deposit is None
+    assert (raise_by.change, raise_by.base, raise_by.fact) == ("by", None, False)  # no figure as it is
 
 
 @pytest.mark.parametrize(
