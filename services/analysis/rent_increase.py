@@ -4,6 +4,7 @@ the one-year rule, 계약갱신요구권 (제6조의3), 묵시적 갱신 (제6�
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -12,9 +13,28 @@ from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.rulebook import LeaseRules
 from services.analysis.statutes import StatuteBook
+from services.housing.amounts import Amount, given_figures, read_amounts
+from services.housing.elapsed import Elapsed, months_since_last, months_text
 from services.housing.money import format_manwon as won_text
+from services.housing.text import normalize
 
 _CONVERSION_WORDS = re.compile(r"전환|월세로|반전세")
+# A percent asked as an increase ("10% 올려달래요", "10프로 인상"), and one that names the cap the person
+# asks about ("5% 넘는 거 아닌가요", "5% 이내면", "5%까지", "5% 룰"): only the first is an increase asked.
+_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|퍼센트|퍼|프로)")
+_RAISED = re.compile(
+    r"\s*(?:씩|만|나|이나|정도|쯤|가량|더|을|를|이|가|\s)*(?:올려|올리|올린|올릴|올라|올렸|인상|증액|달라|달래|받겠)"
+)
+_CAP_TALK = re.compile(
+    r"\s*(?:이|가|을|를|은|는)?\s*(?:이내|이하|넘|초과|까지|상한|룰|규정|제한|한도|안(?:이|에|으로|쪽)|미만|선)"
+)
+_RATE_BEFORE = re.compile(r"금리|이율|이자|전환율|수익률|세율|가율|LTV|DSR|DTI", re.IGNORECASE)
+# The kind a percent or a one-year question is about, by the last role word before it.
+_KIND_WORDS = re.compile(
+    r"(?P<보증금>보증금|전세금|전세|전셋)|(?P<월차임>월세|월차임|차임|(?<!\d)월(?=\s*\d))"
+)
+_ONE_YEAR_SOURCE = "주택임대차보호법 제7조① 후단, 시행령 제8조②"
+_CONVERSION_SOURCE = "주택임대차보호법 제7조의2, 시행령 제9조"
 
 
 @dataclass(frozen=True)
@@ -45,24 +65,74 @@ _ROLE_KEYS = [key for now, asked in _KEYS.values() for key in (now[1], asked[1])
 
 
 def increases(case: Case) -> list[Increase]:
-    deposits, rents = case.deposits_and_rents()
-    percent = case.number("percent")
+    """Each kind (보증금, 월차임) the person gave a current figure for, with the figure asked for it."""
+    read = read_amounts(case.query)
+    given = given_figures(read)
+    # The amounts by role the person gave come first: the step's inputs and entities (QueryEntities:
+    # deposit_manwon, requested_deposit_manwon …), else the question read the same way; the order of the
+    # amounts is the fallback for a question without role words ("3억에서 3억 1천으로").
+    said = {
+        "deposit_manwon": given.deposit,
+        "requested_deposit_manwon": given.requested_deposit,
+        "monthly_rent_manwon": given.monthly_rent,
+        "requested_monthly_rent_manwon": given.requested_monthly_rent,
+    }
+    by_role = any(case.number(key) for key in _ROLE_KEYS) or any(said.values())
+    deposits, rents = (_without(values, _unbased_changes(read)) for values in case.deposits_and_rents())
     found = []
-    # The amounts by role the person gave (QueryEntities: deposit_manwon, requested_deposit_manwon …)
-    # come first; the order of the amounts is the fallback for a step without them.
-    by_role = any(case.number(key) for key in _ROLE_KEYS)
     for what, values in (("보증금", deposits), ("월차임", rents)):
         fallback = [] if by_role else values
         now_keys, asked_keys = _KEYS[what]
-        current = case.number(*now_keys) or (fallback[0] if fallback else None)
-        asked = case.number(*asked_keys) or (fallback[1] if len(fallback) > 1 else None)
-        if current and asked is None and percent is not None:
-            asked = current * (1 + percent / 100)
+        current = case.number(*now_keys) or said[now_keys[1]] or (fallback[0] if fallback else None)
+        asked = (
+            case.number(*asked_keys) or said[asked_keys[1]] or (fallback[1] if len(fallback) > 1 else None)
+        )
         if current and asked is not None and asked < current:
             asked = None  # a lowered deposit is a 전월세 전환 (converted_deposit), not an increase
         if current:
-            found.append(Increase(what, current, asked))
+            found.append(Increase(what, float(current), float(asked) if asked is not None else None))
+    percent, kind = asked_percent(case)
+    if percent is not None and not any(inc.asked is not None for inc in found):
+        # "전세 5억인데 10% 올려달래요": the percent raises the kind named before it, else every kind given
+        targets = [inc for inc in found if inc.what == kind] or found
+        found = [
+            Increase(inc.what, inc.current, inc.current * (1 + percent / 100)) if inc in targets else inc
+            for inc in found
+        ]
     return found
+
+
+def asked_percent(case: Case) -> tuple[float | None, str | None]:
+    """The percent the landlord asks for and the kind it raises (보증금, 월차임, or None when not named).
+    A percent written next to a raise ("10% 올려달래요") or alone ("10%래요") is asked; one naming the cap
+    ("5% 넘는 거 아닌가요", "5% 이내면") is the person's question, not a figure. With no percent written,
+    the step's own (the planner's entities or a follow-up's) is taken."""
+    text = normalize(case.query)
+    written = list(_PERCENT.finditer(text))
+    if not written:
+        return case.number("percent"), None
+    for m in written:
+        after, before = text[m.end() :], text[max(0, m.start() - 10) : m.start()]
+        if _RATE_BEFORE.search(before):  # "기준금리 2.5%": a rate, not an increase
+            continue
+        if _RAISED.match(after) or not _CAP_TALK.match(after):
+            kinds = list(_KIND_WORDS.finditer(text, 0, m.start()))
+            return float(m[1]), (kinds[-1].lastgroup if kinds else None)
+    return None, None
+
+
+def _unbased_changes(read: list[Amount]) -> list[float]:
+    """Amounts that change a lease figure the person did not say ("보증금에서 8천 빼고", "보증금 4천 올려",
+    "전세 3억 5천으로 올려달래요"): they are no current deposit or rent."""
+    return [float(a.manwon) for a in read if a.change and a.base is None]
+
+
+def _without(values: list[float], taken: list[float]) -> list[float]:
+    left = list(values)
+    for value in taken:
+        if value in left:
+            left.remove(value)
+    return left
 
 
 def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], list[str]]:
@@ -108,7 +178,7 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
     if ratio <= cap + 1e-9:
         return figures, [
             f"요구한 {won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%} 이내라 요구할 수 있으며, "
-            f"{inc.what}은 최대 {won_text(legal_max)}까지 올릴 수 있습니다."
+            f"요구한 {inc.what} {won_text(inc.asked)}은 상한 {won_text(legal_max)} 안입니다."
         ]
     excess = inc.asked - legal_max
     figures.append(
@@ -119,21 +189,29 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
             basis=f"{_n(inc.asked)} − {_n(legal_max)} = {won_text(excess)}",
         )
     )
+    # The verdict names what was asked as a total beside the most that may be: "요구한 5억 5,000만원이
+    # 아니라 최대 5억 2,500만원".
     return figures, [
         f"{won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%}를 넘어 요구할 수 없고, {inc.what}은 "
-        f"최대 {won_text(legal_max)}({won_text(legal_max - inc.current)} 인상)까지입니다.",
+        f"요구한 {won_text(inc.asked)}이 아니라 최대 {won_text(legal_max)}"
+        f"({won_text(legal_max - inc.current)} 인상)까지입니다.",
         f"상한을 넘는 {won_text(excess)}은 거절할 수 있습니다(제7조②, 시행령 제8조①).",
     ]
 
 
 def converted_deposit(case: Case) -> float | None:
-    """The part of the deposit a question turns into monthly rent (전월세 전환), in 만원."""
+    """The part of the deposit a question turns into monthly rent (전월세 전환), in 만원: what is taken out
+    of it ("보증금에서 8천 빼고 그만큼 월세로"), the difference of a lowered deposit ("3억에서 2억으로 낮추고
+    나머지를 월세로"), else the deposit named ("보증금 1억을 월세로 돌리면")."""
     converted = case.number("convert_deposit_manwon")
     if converted is None and _CONVERSION_WORDS.search(case.query):
         current, lowered = case.number("deposit_manwon"), case.number("requested_deposit_manwon")
+        taken_out = [a for a in read_amounts(case.query) if a.role == "deposit" and a.change == "cut"]
         deposits, _ = case.deposits_and_rents()
-        if current and lowered is not None:  # 3억에서 2억으로 낮추고 나머지를 월세로: 1억
+        if current and lowered is not None and lowered < current:
             converted = current - lowered
+        elif taken_out:
+            converted = taken_out[0].manwon
         elif len(deposits) > 1:
             converted = abs(deposits[-1] - deposits[0])
         else:
@@ -163,24 +241,56 @@ def conversion_figures(case: Case, rules: LeaseRules) -> list[Figure]:
                 value=round(monthly, 2),
                 unit="만원",
                 basis=f"{_n(converted)}만원 × {rate:.2%} ÷ 12 = 월 {won_text(monthly)}",
-                source="주택임대차보호법 제7조의2, 시행령 제9조",
+                source=_CONVERSION_SOURCE,
             )
         )
     return figures
 
 
-def one_year_finding(case: Case, rules: LeaseRules) -> str:
-    months = rules.increase_cap.min_months_between_increases
+def since_last_increase(case: Case) -> Elapsed | None:
+    """The time since the contract or the last increase: from the dates the step was given
+    (last_increase_date or contract_start_date, to as_of), else as the person said it ("재계약한 지
+    6개월", "1년 반 전에 올렸")."""
     last = case.text("last_increase_date") or case.text("contract_start_date")
     if not last:
-        return f"증액청구는 계약 또는 직전 증액 후 {months // 12}년이 지나야 할 수 있습니다."
+        return months_since_last(case.query)
     since = _months_between(
         date.fromisoformat(last), date.fromisoformat(case.text("as_of") or date.today().isoformat())
     )
+    event = "increase" if case.text("last_increase_date") else "contract"
+    return Elapsed(event, float(since), False, last)
+
+
+def one_year_finding(case: Case, rules: LeaseRules) -> str:
+    months = rules.increase_cap.min_months_between_increases
+    since = since_last_increase(case)
+    if since is None:
+        return f"증액청구는 계약 또는 직전 증액 후 {months // 12}년이 지나야 할 수 있습니다."
     verdict = (
-        "지났으므로 증액청구가 가능합니다" if since >= months else "지나지 않아 증액청구를 할 수 없습니다"
+        "지났으므로 증액청구가 가능합니다"
+        if since.at_least(months)
+        else "지나지 않아 증액청구를 할 수 없습니다"
     )
-    return f"직전 계약·증액일({last})부터 {since}개월: {months}개월이 {verdict}."
+    dated = case.text("last_increase_date") or case.text("contract_start_date")
+    told = f"직전 계약·증액일({dated})부터 {since.words}" if dated else f"{since.name} 후 {since.words}"
+    return f"{told}: {months}개월이 {verdict}({_ONE_YEAR_SOURCE})."
+
+
+def one_year_headline(since: Elapsed, kinds: str, rules: LeaseRules) -> str:
+    """The answer when the time since the contract or the last increase is known: within a year no
+    increase may be asked at all, even one within 5% (제7조① 후단, 시행령 제8조②)."""
+    months = rules.increase_cap.min_months_between_increases
+    span = f"{since.name} 후 {since.words}"
+    if since.at_least(months):
+        return (
+            f"{span}{_ro(span)} 1년이 지났으므로 증액을 청구할 수는 있지만, 약정한 {kinds}의 "
+            f"{rules.increase_cap.max_ratio:.0%}를 넘을 수 없습니다."
+        )
+    cap = rules.increase_cap.max_ratio
+    return (
+        f"{span}{_ro(span)} 아직 {months_text(months)}이 지나지 않았으므로 집주인은 {kinds} 증액을 청구할 수 "
+        f"없고, {cap:.0%} 이내라도 거절할 수 있습니다({_ONE_YEAR_SOURCE})."
+    )
 
 
 def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepResult:
@@ -188,11 +298,17 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
     figures: list[Figure] = []
     findings: list[str] = []
     asked: list[str] = []  # the verdict on each increase asked for, the first being the headline
+    unchanged: list[str] = []
+    any_asked = any(inc.asked is not None for inc in found)
     for inc in found:
+        if any_asked and inc.asked is None:  # "월세 10만원 올린대요": the deposit beside it stays as it is
+            unchanged.append(f"{inc.what} {won_text(inc.current)}은 인상 요구가 없어 그대로입니다.")
+            continue
         more_figures, more_findings = increase_figures(inc, rules)
         figures += more_figures
         findings += more_findings
         asked += more_findings[:1] if inc.asked is not None else []
+    findings += unchanged + _unbased_findings(case, rules, found)
     figures += conversion_figures(case, rules)
     term = rules.term
     findings += [
@@ -214,20 +330,29 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
         "주장할 수 있습니다. 이에 어긋나 임차인에게 불리한 약정은 무효입니다.",
     ]
     converted = converted_deposit(case)
+    since = since_last_increase(case)
+    barred = since is not None and not since.at_least(rules.increase_cap.min_months_between_increases)
     if converted and not asked:  # "보증금 1억을 월세로 돌리면 얼마?": the conversion is the answer
         rate = rules.conversion_rate
         headline = (
             f"보증금 {won_text(converted)}을 월세로 전환하면 법정 전환율 상한 {rate:.1%} 기준 "
-            f"월 {won_text(converted * rate / 12)}까지 받을 수 있습니다."
+            f"월 {won_text(converted * rate / 12)}까지 받을 수 있습니다({_CONVERSION_SOURCE})."
         )
+    elif barred and since is not None:  # within a year no increase may be asked, whatever its size
+        headline = one_year_headline(since, _kinds(case, found), rules)
+    elif asked:
+        headline = asked[0]
+    elif since is not None:  # a year has passed, and no figure to check: the rule and the cap
+        headline = one_year_headline(since, _kinds(case, found), rules)
     else:
-        headline = (
-            (asked or findings)[0] if found else "현재 보증금·차임을 알려 주시면 인상 한도를 계산해 드립니다."
-        )
-    questions = [] if found else [Question(field="current_deposit_manwon", label="현재 보증금(또는 월차임)")]
+        headline = findings[0] if found else "현재 보증금·차임을 알려 주시면 인상 한도를 계산해 드립니다."
+    needs_figures = not found and not barred and not converted
+    questions = (
+        [Question(field="current_deposit_manwon", label="현재 보증금(또는 월차임)")] if needs_figures else []
+    )
     return StepResult(
         headline=headline,
-        findings=[f for f in findings if f != headline] if found else findings[1:],
+        findings=[f for f in findings if f != headline],
         figures=figures,
         citations=_citations(statutes),
         questions=questions,
@@ -235,9 +360,51 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
             "rent_increase": {
                 "increases": [inc.__dict__ for inc in found],
                 "conversion_rate": rules.conversion_rate,
+                "months_since_last_increase": since.months if since else None,
             }
         },
     )
+
+
+def _unbased_findings(case: Case, rules: LeaseRules, found: list[Increase]) -> list[str]:
+    """An increase by an amount on a figure the person did not give ("보증금 4천 올려달래요"): the
+    current figure it would need to stay within the cap."""
+    cap = rules.increase_cap.max_ratio
+    given = {inc.what for inc in found}
+    findings = []
+    for a in read_amounts(case.query):
+        what = {"deposit": "보증금", "monthly_rent": "월차임"}.get(a.role)
+        if a.base is not None or not what or what in given:
+            continue
+        if a.change == "by":  # "보증금 4천 올려달래요": 4,000 ÷ 5% = 8억 at least
+            findings.append(
+                f"{won_text(a.manwon)} 인상이 상한 {cap:.0%} 이내이려면 현재 {what}이 "
+                f"{won_text(a.manwon / cap)} 이상이어야 합니다({a.manwon:,} ÷ {cap:.0%})."
+            )
+        elif a.change == "to":  # "전세 3억 5천으로 올려달래요": 35,000 ÷ 1.05 = 33,333.3 at least
+            findings.append(
+                f"{won_text(a.manwon)}{_ro(won_text(a.manwon))} 올리는 것이 상한 {cap:.0%} 이내이려면 현재 "
+                f"{what}이 {won_text(math.ceil(a.manwon / (1 + cap)))} 이상이어야 합니다"
+                f"({a.manwon:,} ÷ {1 + cap:g})."
+            )
+    return findings
+
+
+def _kinds(case: Case, found: list[Increase]) -> str:
+    """What the increase is of, in words: the kinds asked about, else the kinds the question names."""
+    kinds = [inc.what for inc in found if inc.asked is not None] or sorted(
+        {m.lastgroup for m in _KIND_WORDS.finditer(case.query) if m.lastgroup}, key=["보증금", "월차임"].index
+    )
+    return "·".join(kinds) if kinds else "차임·보증금"
+
+
+def _ro(words: str) -> str:
+    """로 after a vowel or ㄹ, else 으로: "6개월로", "1년으로", "1년 미만으로"."""
+    last = words.rstrip()[-1:]
+    if not ("가" <= last <= "힣"):
+        return "로"
+    final = (ord(last) - ord("가")) % 28
+    return "로" if final in (0, 8) else "으로"
 
 
 def _citations(statutes: StatuteBook) -> list:

@@ -39,6 +39,7 @@ def lease_with_base_rate(rate: float):
 
 def test_a_deposit_raised_by_4000_on_30000_exceeds_the_cap_and_tops_out_at_31500() -> None:
     # 4,000 ÷ 30,000 = 13.33% > 5%; 30,000 × 1.05 = 31,500 (1,500 인상); 34,000 − 31,500 = 2,500 refused.
+    # The verdict names what was asked as a total (30,000 + 4,000 = 34,000) beside the most allowed.
     case = Case(
         "전세 3억인데 집주인이 4천 올려달래요, 되나요?",
         {"deposit_manwon": 30000, "requested_deposit_manwon": 34000},
@@ -46,7 +47,7 @@ def test_a_deposit_raised_by_4000_on_30000_exceeds_the_cap_and_tops_out_at_31500
     result = rent_increase(case, RULES.lease, STATUTES)
     assert result.headline == (
         "4,000만원 인상(13.3%)은 법정 상한 5%를 넘어 요구할 수 없고, "
-        "보증금은 최대 3억 1,500만원(1,500만원 인상)까지입니다."
+        "보증금은 요구한 3억 4,000만원이 아니라 최대 3억 1,500만원(1,500만원 인상)까지입니다."
     )
     assert figure(result, "요구 인상액 (보증금)").value == 4000
     assert figure(result, "요구 인상률 (보증금)").value == 13.33
@@ -66,7 +67,7 @@ def test_a_monthly_rent_raised_from_50_to_60_exceeds_the_cap_and_tops_out_at_52_
     result = rent_increase(case, RULES.lease, STATUTES)
     assert result.headline == (
         "10만원 인상(20.0%)은 법정 상한 5%를 넘어 요구할 수 없고, "
-        "월차임은 최대 52만 5,000원(2만 5,000원 인상)까지입니다."
+        "월차임은 요구한 60만원이 아니라 최대 52만 5,000원(2만 5,000원 인상)까지입니다."
     )
     assert figure(result, "요구 인상률 (월차임)").value == 20.0
     assert figure(result, "법정 상한 월차임").value == 52.5
@@ -82,7 +83,8 @@ def test_a_deposit_of_10000_turned_into_rent_at_base_rate_2_5_is_37_5_a_month() 
     assert figure(result, "전월세 전환율 상한").value == 4.5
     assert figure(result, "전환 시 월차임 상한").value == 37.5
     assert result.headline == (
-        "보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준 월 37만 5,000원까지 받을 수 있습니다."
+        "보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준 월 37만 5,000원까지 받을 수 있습니다"
+        "(주택임대차보호법 제7조의2, 시행령 제9조)."
     )
     assert {"주택임대차보호법/제7조의2", "주택임대차보호법_시행령/제9조"} <= cited(result)
 
