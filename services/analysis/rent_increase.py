@@ -13,17 +13,17 @@ from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.rulebook import LeaseRules
 from services.analysis.statutes import StatuteBook
-from services.housing.amounts import Amount, given_figures, read_amounts
+from services.housing.amounts import PERCENT, Amount, given_figures, read_amounts
 from services.housing.elapsed import Elapsed, months_since_last, months_text
+from services.housing.money import RAISE_VERBS
 from services.housing.money import format_manwon as won_text
 from services.housing.text import normalize
 
 _CONVERSION_WORDS = re.compile(r"전환|월세로|반전세")
 # A percent asked as an increase ("10% 올려달래요", "10프로 인상"), and one that names the cap the person
 # asks about ("5% 넘는 거 아닌가요", "5% 이내면", "5%까지", "5% 룰"): only the first is an increase asked.
-_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|퍼센트|퍼|프로)")
 _RAISED = re.compile(
-    r"\s*(?:씩|만|나|이나|정도|쯤|가량|더|을|를|이|가|\s)*(?:올려|올리|올린|올릴|올라|올렸|인상|증액|달라|달래|받겠)"
+    rf"\s*(?:씩|만|나|이나|정도|쯤|가량|더|을|를|이|가|\s)*(?:{RAISE_VERBS}|올릴|올렸|달라|달래|받겠)"
 )
 _CAP_TALK = re.compile(
     r"\s*(?:이|가|을|를|은|는)?\s*(?:이내|이하|넘|초과|까지|상한|룰|규정|제한|한도|안(?:이|에|으로|쪽)|미만|선)"
@@ -108,7 +108,7 @@ def asked_percent(case: Case) -> tuple[float | None, str | None]:
     ("5% 넘는 거 아닌가요", "5% 이내면") is the person's question, not a figure. With no percent written,
     the step's own (the planner's entities or a follow-up's) is taken."""
     text = normalize(case.query)
-    written = list(_PERCENT.finditer(text))
+    written = list(PERCENT.finditer(text))
     if not written:
         return case.number("percent"), None
     for m in written:

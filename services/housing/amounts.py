@@ -25,7 +25,17 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from services.housing.money import CHANGE_LINK, CHANGE_TO, CUT_BY, RAISE_BY, Money, find_money, format_manwon
+from services.housing.money import (
+    CHANGE_LINK,
+    CHANGE_TO,
+    CUT_BY,
+    CUT_VERBS,
+    RAISE_BY,
+    RAISE_VERBS,
+    Money,
+    find_money,
+    format_manwon,
+)
 from services.housing.text import normalize, number
 
 Role = Literal[
@@ -101,9 +111,9 @@ _LEASE_ROLES = ("deposit", "monthly_rent")
 _TAKEN_OUT = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:을|를|만|씩)?\s*(?:빼|뺀)")
 # The new figure said with its verb, after any words: "3억인데 3억 5천으로 올려달래요".
 _TO_RAISED = re.compile(
-    r"^\s*(?:만\s*원|원)?\s*(?:으로|로)\s*(?:더\s*)?(?:올려|올리|올린|올라|인상|증액|내려|내리|깎|인하|감액|낮춰|낮추)"
+    rf"^\s*(?:만\s*원|원)?\s*(?:으로|로)\s*(?:더\s*)?(?:{RAISE_VERBS}|{CUT_VERBS}|낮춰|낮추)"
 )
-_PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|퍼센트|퍼|프로)")
+PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|퍼센트|퍼|프로)")
 
 
 @dataclass(frozen=True)
@@ -311,7 +321,7 @@ def given_figures(amounts: list[Amount]) -> GivenFigures:
 
 def percents(text: object) -> list[float]:
     """Every percentage written, in order: "5%", "5퍼센트", "5프로" -> 5.0."""
-    return [value for m in _PERCENT.finditer(normalize(text)) if (value := number(m[1])) is not None]
+    return [value for m in PERCENT.finditer(normalize(text)) if (value := number(m[1])) is not None]
 
 
 def parse_percent(text: object) -> float | None:

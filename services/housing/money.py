@@ -64,10 +64,10 @@ _RANGE_LINK = re.compile(r"^\s*(?:만\s*원|원)?\s*[~\-–]\s*$")
 CHANGE_LINK = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:을|를|에서|→|->)\s*$")
 CHANGE_TO = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:으로|로)")
 # An increase or a cut by the amount: "4천 올려달래요", "5천 더 올려", "10만원 인상", "2천 깎아".
-RAISE_BY = re.compile(
-    r"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:올려|올리|올린|올라|인상|증액)"
-)
-CUT_BY = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:내려|내리|깎|인하|감액)")
+RAISE_VERBS = "올려|올리|올린|올라|인상|증액"
+CUT_VERBS = "내려|내리|깎|인하|감액"
+RAISE_BY = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:{RAISE_VERBS})")
+CUT_BY = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:{CUT_VERBS})")
 
 
 @dataclass(frozen=True)

@@ -264,7 +264,7 @@ def find_hits(text: str) -> list[Hit]:
             hits.append(hit)
         if answer := answer_for(text[start:end]):
             hits.append(Hit(_ANSWERED_BY_LAW, answer.subject, start))
-    if looks_like_contract(text):  # the contract itself, pasted: reviewing it is the task
+    if looks_like_contract(text):
         hits.append(Hit(_CONTRACT_PASTED, "계약서 본문", 0))
     return sorted(hits, key=lambda hit: hit.start)
 
@@ -275,18 +275,19 @@ def find_hits(text: str) -> list[Hit]:
 # Market and loan questions score up to about 7 (a lean of 2 at most, which their own words outweigh); a
 # question naming a law's or an article's subject (자격시험, 거래신고, 공시지가, 관리주체) scores 9 and up.
 STATUTE_FLOOR, STATUTE_STEP, STATUTE_MAX_WEIGHT = 4.0, 1.5, 4.0
-STATUTE_EVIDENCE = re.compile(r"(?!)")  # marks the statute hits; matches no text itself
+# Marks the hits that come from the product's own evidence (the statutes' headings, the statute answers
+# book, a pasted contract) rather than from a word of the question; it matches no text itself.
+EVIDENCE = re.compile(r"(?!)")
 _RULE_ASK = re.compile(
     r"요건|자격|절차|의무|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청|권한|책임"
 )
 
 
 # A clause on a subject the statute answers book (infra/seed/legal/answers.toml) answers in one sentence
-# is a question of law, as surely as a deciding word; its subject names what the legal search looks for.
-_ANSWERED_BY_LAW = Signal(Topic.LEGAL, I.LEGAL_CONSULT, DECIDING_WEIGHT, re.compile(r"(?!)"))
-
-
-_CONTRACT_PASTED = Signal(Topic.CONTRACT_CHECK, I.CONTRACT_REVIEW, TASK_REQUEST_WEIGHT, re.compile(r"(?!)"))
+# is a question of law, as surely as a deciding word.
+_ANSWERED_BY_LAW = Signal(Topic.LEGAL, I.LEGAL_CONSULT, DECIDING_WEIGHT, EVIDENCE)
+# The contract itself, pasted: reviewing it is the task asked.
+_CONTRACT_PASTED = Signal(Topic.CONTRACT_CHECK, I.CONTRACT_REVIEW, TASK_REQUEST_WEIGHT, EVIDENCE)
 
 
 def _statute_hit(clause: str, start: int) -> Hit | None:
@@ -295,13 +296,14 @@ def _statute_hit(clause: str, start: int) -> Hit | None:
     if weight < 1 or match.law is None:
         return None
     weight += 1.0 if _RULE_ASK.search(clause) else 0.0  # asked as a question of rules, not of prices
-    signal = Signal(Topic.LEGAL, I.LEGAL_CONSULT, round(weight, 2), STATUTE_EVIDENCE)
+    signal = Signal(Topic.LEGAL, I.LEGAL_CONSULT, round(weight, 2), EVIDENCE)
     return Hit(signal, match.law, start)
 
 
-def is_statute_evidence(hit: Hit) -> bool:
-    """A hit from the statutes' headings (its word is the law they point at), not a word of the question."""
-    return hit.signal.pattern is STATUTE_EVIDENCE
+def is_evidence(hit: Hit) -> bool:
+    """A hit from the product's own evidence (its word is a law, a subject or "계약서 본문"), not a word of
+    the question."""
+    return hit.signal.pattern is EVIDENCE
 
 
 def clause_topics(clause: str, entities: QueryEntities) -> set[Topic]:

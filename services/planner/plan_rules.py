@@ -21,11 +21,12 @@ from services.housing.text import normalize
 from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.intents import (
+    Hit,
     Topic,
     classify,
     clause_topics,
     find_hits,
-    is_statute_evidence,
+    is_evidence,
     split_clauses,
 )
 
@@ -217,19 +218,18 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids.append("search-legal")
     for clause in split_clauses(text):
         ids += _clause_steps(clause, intent, entities)
+    hits = find_hits(text)
     # A change of rent said across clauses ("보증금에서 8천 빼주고 그만큼 월세로 …"): its figure is asked too.
-    changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in find_hits(text))
+    changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in hits)
     if changes_rent and (_has_figures(entities) or _ASKS_FOR_CHECK.search(text)):
-        ids += [] if "check-rent-increase" in ids else ["check-rent-increase"]
-    if _needs_loan_figures(text, entities):
+        ids.append("check-rent-increase")
+    if _needs_loan_figures(hits, text, entities):
         ids.append("simulate-loan")
     if _prices_given(entities):  # their ratio (전세가율) is asked for
-        ids += [] if "analyze-risk" in ids else ["analyze-risk"]
-        if not _places(entities):
-            ids = [step for step in ids if step not in _MARKET_STEPS]
+        ids.append("analyze-risk")
     law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
     if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
-        ids = [step for step in ids if step not in ("search-market", "analyze-market")]
+        ids = [step for step in ids if step not in _MARKET_STEPS]
     return ids + law_figures
 
 
@@ -273,10 +273,10 @@ def _has_figures(entities: QueryEntities) -> bool:
     return bool(entities.amounts_manwon or entities.percent is not None)
 
 
-def _needs_loan_figures(text: str, entities: QueryEntities) -> bool:
+def _needs_loan_figures(hits: list[Hit], text: str, entities: QueryEntities) -> bool:
     """A loan question with the person's own figures (income, price) can be simulated, and so can one
     about the limit itself: the simulator says what sets it and what the rules allow this buyer."""
-    loan = any(h.signal.topic is Topic.LOAN and h.signal.weight >= 3 for h in find_hits(text))
+    loan = any(h.signal.topic is Topic.LOAN and h.signal.weight >= 3 for h in hits)
     about_mortgage = _LIMIT_ASKED.search(text) and not _NOT_MORTGAGE.search(text)
     return loan and (bool(entities.amounts_manwon) or bool(about_mortgage))
 
@@ -417,7 +417,7 @@ def _legal_task(query: str, intent: IntentType) -> str:
     said = [
         h.word
         for h in find_hits(query)
-        if h.signal.topic is Topic.LEGAL and h.signal.weight >= 2 and not is_statute_evidence(h)
+        if h.signal.topic is Topic.LEGAL and h.signal.weight >= 2 and not is_evidence(h)
     ]
     return f"{'·'.join(dict.fromkeys(said))} 관련 법령 조항 검색".strip()
 

@@ -8,17 +8,13 @@ from services.analysis.case import Case
 from services.analysis.jeonse_risk import jeonse_risk
 from services.analysis.market import market_analysis, percentile_of
 from services.analysis.rent_increase import rent_increase
-from services.analysis.rulebook import CORPUS, RuleBook
+from services.analysis.rulebook import CORPUS
 from services.analysis.statutes import StatuteBook
 from services.housing.entities import extract_entities
+from tests.unit.step_results import RULES, figure
 
 pytestmark = pytest.mark.unit
-RULES = RuleBook.load()
 STATUTES = StatuteBook.load(CORPUS, laws={"주택임대차보호법", "주택임대차보호법 시행령"})
-
-
-def figure(result, label_start: str):
-    return next(f for f in result.figures if f.label.startswith(label_start))
 
 
 def test_a_jeonse_increase_above_five_percent_is_flagged_with_the_legal_maximum() -> None:

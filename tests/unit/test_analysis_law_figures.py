@@ -10,28 +10,14 @@ from services.analysis.case import Case
 from services.analysis.jeonse_risk import jeonse_risk
 from services.analysis.priority_repayment import priority_repayment
 from services.analysis.rent_increase import rent_increase
-from services.analysis.rulebook import CORPUS, RuleBook
+from services.analysis.rulebook import CORPUS
 from services.analysis.statutes import StatuteBook
+from tests.unit.step_results import RULES, cited, figure, lease_with_base_rate
 
 pytestmark = pytest.mark.unit
-RULES = RuleBook.load()
 STATUTES = StatuteBook.load(
     CORPUS, laws={"주택임대차보호법", "주택임대차보호법 시행령", "공인중개사법 시행규칙"}
 )
-
-
-def figure(result, label_start: str):
-    return next(f for f in result.figures if f.label.startswith(label_start))
-
-
-def cited(result) -> set[str]:
-    return {c.article_id for c in result.citations}
-
-
-def lease_with_base_rate(rate: float):
-    """The lease rules with the 한국은행 기준금리 fixed, so a test's arithmetic does not move with it."""
-    base = RULES.lease.base_rate.model_copy(update={"rate": rate})
-    return RULES.lease.model_copy(update={"base_rate": base})
 
 
 # 1. 차임·보증금 증액 (주택임대차보호법 제7조②, 시행령 제8조①: 약정한 차임등의 20분의 1; 제8조②: 1년)
