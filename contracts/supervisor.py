@@ -115,6 +115,10 @@ class ResponseReady(Event):
 
 @REGISTRY.event
 class RunFailed(Event):
+    """A run that cannot go on has ended. `code` names the cause for operators (steps_failed,
+    too_many_input_rounds, planning_failed, decision_failed, stalled, expired: services/supervisor/
+    ending.py); `reason` is the Korean sentence the person is shown, saying what to do."""
+
     event_type = "RunFailed"
     producer = "supervisor"
     schema_version: Literal[1] = 1

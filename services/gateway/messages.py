@@ -51,7 +51,7 @@ APPROVAL_PROMPT = "이 계획으로 진행할까요? 승인(approve), 수정(mod
 APPROVAL_ACTIONS = ("approve", "modify", "reject")
 REJECTED_ANSWER = "계획이 거절되어 실행하지 않았습니다."
 CANCELLED_ANSWER = "요청하신 대로 실행을 취소했습니다."
-FAILED_ANSWER = "죄송합니다. 요청을 처리하지 못했습니다."
+FAILED_ANSWER = "죄송합니다. 요청을 처리하지 못했습니다"  # then ": " and the reason, which says what to do
 _NO_DATA: dict[str, Any] = {
     "listings": [],
     "citations": [],
@@ -223,7 +223,7 @@ def _answer(event: ResponseReady) -> Message:
 
 
 def _run_failed(event: RunFailed) -> Message:
-    return _final("error", f"{FAILED_ANSWER} ({event.reason})", metadata={"code": event.code})
+    return _final("error", f"{FAILED_ANSWER}: {event.reason}", metadata={"code": event.code})
 
 
 def _run_cancelled(event: RunCancelled) -> Message:

@@ -16,6 +16,7 @@ from contracts.telemetry import LlmCallRecorded
 from services.platform.grounding import lines_within
 from services.platform.llm import LlmClient
 from services.supervisor.decide import RetryPolicy
+from services.supervisor.ending import DEFAULT_LIMITS, RunLimits
 from services.supervisor.handlers import Respond, Supervisor
 from services.supervisor.response import compose, grounded, synthesis_inputs
 from services.supervisor.run import RunState
@@ -25,10 +26,30 @@ RECENT_ANSWERS = 256  # runs whose answer a second decision of the same run can 
 
 
 class SupervisorSettings(BaseSettings):
+    """The supervisor's settings, each from `JIPSA_SUPERVISOR_<NAME>`:
+
+    - RETRY_FIRST_DELAY_S / RETRY_MAX_DELAY_S: backoff between a failed step's attempts.
+    - STALL_AFTER_S (300): a run with no event this long past its own deadlines (a step's timeout, a
+      retry's backoff) ends with RunFailed `stalled`; planning has no deadline of its own, so a run
+      still unplanned after this long ends too.
+    - PERSON_WAIT_S (86400, a day): a run waiting for the person (plan approval, a step's questions)
+      ends with RunFailed `expired` after this long without an answer.
+    - MAX_INPUT_ROUNDS (5): how many times a run may ask the person; a step asking once more ends
+      the run with RunFailed `too_many_input_rounds`.
+    - WATCHDOG_EVERY_S (5): how often the watchdog looks for runs to end (watchdog.py).
+    """
+
     model_config = SettingsConfigDict(env_prefix="JIPSA_SUPERVISOR_", extra="ignore")
 
     retry_first_delay_s: float = Field(default=1.0, ge=0)
     retry_max_delay_s: float = Field(default=30.0, ge=0)
+    stall_after_s: float = Field(default=DEFAULT_LIMITS.stall_after_s, gt=0)
+    person_wait_s: float = Field(default=DEFAULT_LIMITS.person_wait_s, gt=0)
+    max_input_rounds: int = Field(default=DEFAULT_LIMITS.max_input_rounds, ge=1)
+    watchdog_every_s: float = Field(default=5.0, gt=0)
+
+    def limits(self) -> RunLimits:
+        return RunLimits(self.stall_after_s, self.person_wait_s, self.max_input_rounds)
 
 
 async def respond_by_rules(state: RunState) -> Sequence[Event]:
@@ -95,4 +116,4 @@ def build_supervisor(settings: SupervisorSettings | None = None, llm: LlmClient 
     settings = settings or SupervisorSettings()
     policy = RetryPolicy(settings.retry_first_delay_s, settings.retry_max_delay_s)
     respond = respond_with(llm) if llm is not None else respond_by_rules
-    return Supervisor(respond=respond, policy=policy)
+    return Supervisor(respond=respond, policy=policy, limits=settings.limits())

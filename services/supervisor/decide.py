@@ -7,9 +7,15 @@ which trigger arrives first, or twice: a decision already recorded is not taken 
 replicas that decide at once are kept apart by the expected stream version.
 
 The order of concerns, each settled before the next is looked at:
-cancel -> guidance for an empty plan -> approval -> person's skips -> timeouts -> retries ->
-questions for the person -> dispatch -> the response. A step whose result asks the person something
-(a contract's missing fields) holds the steps after it and the response until InputProvided.
+cancel -> guidance for an empty plan -> approval -> a step asking once too often -> person's skips ->
+timeouts -> retries -> questions for the person -> dispatch -> the end. A step whose result asks the
+person something (a contract's missing fields) holds the steps after it and the response until
+InputProvided; a run asks at most `RunLimits.max_input_rounds` times, then ends with RunFailed.
+
+The end: a run whose steps have all settled is answered (ResponseReady) when at least one step
+completed, so the person gets what there is and is told what failed. When none completed and at
+least one failed there is nothing to answer with: the run ends with RunFailed(steps_failed).
+ending.py lists every cause of RunFailed; the ones no event triggers are the watchdog's.
 
 Decisions are applied to the state as they are made and the loop runs
 until nothing more is to be done, so one call can time a step out, schedule its retry, skip
@@ -34,6 +40,7 @@ from contracts.supervisor import (
     StepTimedOut,
 )
 from contracts.values import FINISHED_STEPS
+from services.supervisor.ending import DEFAULT_LIMITS, RunLimits, steps_failed, too_many_input_rounds
 from services.supervisor.run import RunState, StepState, evolve
 
 MAX_ROUNDS = 100  # a plan has at most a few dozen steps; each round records at least one decision
@@ -58,19 +65,21 @@ class Decision:
     wake_at: datetime | None  # the next deadline this run waits on, if any
 
 
-def decide(state: RunState, now: datetime, policy: RetryPolicy = RetryPolicy()) -> Decision:
+def decide(
+    state: RunState, now: datetime, policy: RetryPolicy = RetryPolicy(), limits: RunLimits = DEFAULT_LIMITS
+) -> Decision:
     events: list[Event] = []
     for _ in range(MAX_ROUNDS):
-        made = _next_decisions(state, now, policy)
+        made = _next_decisions(state, now, policy, limits)
         if not made:
             break
         for event in made:
             state = evolve(state, event, now)
         events.extend(made)
-    return Decision(events, state, _ready_to_respond(state), _wake_at(state, now))
+    return Decision(events, state, _ready_to_respond(state), state.next_deadline)
 
 
-def _next_decisions(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]:
+def _next_decisions(state: RunState, now: datetime, policy: RetryPolicy, limits: RunLimits) -> list[Event]:
     if state.outcome is not None or not state.planned:
         return []
     if state.cancel_requested:
@@ -78,16 +87,35 @@ def _next_decisions(state: RunState, now: datetime, policy: RetryPolicy) -> list
         return [RunCancelled(run_id=state.run_id, reason=reason)]
     if state.require_approval and state.steps and state.approval != "approved":
         return _approval(state)
+    if _asks_once_too_often(state, limits):
+        return [too_many_input_rounds(state, limits)]
     for rule in _STEP_RULES:
         if made := rule(state, now, policy):
             return made
-    return []
+    return [steps_failed(state)] if _nothing_to_answer_with(state) else []
 
 
 def _approval(state: RunState) -> list[Event]:
     if state.approval == "not_asked":
         return [PlanApprovalRequested(run_id=state.run_id, steps=[s.spec for s in state.steps.values()])]
     return []  # requested: the run waits for the person and holds nothing meanwhile
+
+
+def _asks_once_too_often(state: RunState, limits: RunLimits) -> bool:
+    """A step asks again after the run has asked `max_input_rounds` times (one the person skips is let go)."""
+    return state.input_rounds >= limits.max_input_rounds and any(
+        s.awaiting_input and not s.input_requested and not s.skip_requested for s in state.steps.values()
+    )
+
+
+def _nothing_to_answer_with(state: RunState) -> bool:
+    steps = state.steps.values()
+    settled = bool(steps) and all(_settled(s) for s in steps)
+    return (
+        settled
+        and not any(s.status == "completed" for s in steps)
+        and any(s.status == "failed" for s in steps)
+    )
 
 
 def _skips(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]:
@@ -194,11 +222,3 @@ def _ready_to_respond(state: RunState) -> bool:
     if state.require_approval and state.steps and state.approval != "approved":
         return False
     return all(_settled(s) for s in state.steps.values())
-
-
-def _wake_at(state: RunState, now: datetime) -> datetime | None:
-    if state.outcome is not None:
-        return None
-    deadlines = [s.deadline for s in state.steps.values() if s.deadline is not None]
-    retries = [s.retry_due_at for s in state.steps.values() if s.status == "pending" and s.retry_due_at]
-    return min([*deadlines, *retries], default=None)

@@ -27,8 +27,12 @@ from contracts import Envelope, Event, new_envelope, run_stream
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 from services.platform.eventstore import read_stream_in
 from services.supervisor.decide import RetryPolicy, decide
+from services.supervisor.ending import DEFAULT_LIMITS, RunLimits
 from services.supervisor.run import RunState, fold
 
+CONSUMER_PREFIX = (
+    "supervisor-"  # every durable consumer of the supervisor (the watchdog reads their dead letters)
+)
 Clock = Callable[[], datetime]
 Respond = Callable[[RunState], Awaitable[Sequence[Event]]]  # ResponseReady, plus any LlmCallRecorded
 
@@ -49,10 +53,11 @@ TRIGGERS = (
 class Supervisor:
     respond: Respond
     policy: RetryPolicy = RetryPolicy()
+    limits: RunLimits = DEFAULT_LIMITS
     clock: Clock = lambda: datetime.now(UTC)  # noqa: E731  (a port: tests hand in their own)
 
     def subscriptions(self) -> list[Subscription]:
-        return [Subscription(f"supervisor-{t}", t, self._on_event) for t in TRIGGERS]
+        return [Subscription(f"{CONSUMER_PREFIX}{t}", t, self._on_event) for t in TRIGGERS]
 
     async def _on_event(self, ctx: HandlerContext) -> Outcome:
         return await self.reconcile(ctx.conn, ctx.envelope.correlation_id, cause=ctx.envelope)
@@ -60,7 +65,7 @@ class Supervisor:
     async def reconcile(self, conn: AsyncConnection, run_id: str, cause: Envelope | None = None) -> Outcome:
         stored = await read_stream_in(conn, run_stream(run_id))
         state = fold(run_id, (r.envelope for r in stored))
-        decision = decide(state, self.clock(), self.policy)
+        decision = decide(state, self.clock(), self.policy, self.limits)
         events = list(decision.events)
         if decision.respond:
             events.extend(await self.respond(decision.state))

@@ -92,12 +92,30 @@ class RunState:
     approval: Approval = "not_asked"
     cancel_requested: bool = False
     cancel_reason: str | None = None
+    input_rounds: int = 0  # InputRequested so far: bounded by RunLimits.max_input_rounds
     outcome: Outcome | None = None
 
     def with_step(self, step_id: str, **changes: Any) -> RunState:
         if step_id not in self.steps:
             return self
         return replace(self, steps={**self.steps, step_id: replace(self.steps[step_id], **changes)})
+
+    @property
+    def next_deadline(self) -> datetime | None:
+        """The earliest deadline the run waits on: a running step's timeout or a failed step's backoff."""
+        if self.outcome is not None:
+            return None
+        deadlines = [s.deadline for s in self.steps.values() if s.deadline is not None]
+        retries = [s.retry_due_at for s in self.steps.values() if s.status == "pending" and s.retry_due_at]
+        return min([*deadlines, *retries], default=None)
+
+    @property
+    def waits_for_person(self) -> bool:
+        """Held by the person alone: a plan waiting for approval, or a step's questions asked of them."""
+        if self.outcome is not None:
+            return False
+        asked = any(s.awaiting_input and s.input_requested for s in self.steps.values())
+        return self.approval == "requested" or asked
 
     def running(self, step_id: str, attempt: int) -> bool:
         """Whether an answer for this attempt of this step is the one the run waits for."""
@@ -161,7 +179,8 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
             error = StepError(code="timeout", message=f"{event.timeout_s:g}초 안에 끝나지 않았습니다")
             return _failed(state, event.step_id, error, True)
         case InputRequested():
-            return state.with_step(event.step_id, input_requested=True)
+            asked = state.with_step(event.step_id, input_requested=True)
+            return replace(asked, input_rounds=state.input_rounds + 1)
         case InputProvided():
             return _answered(state, event.step_id, event.answers)
         case StepRetried():
