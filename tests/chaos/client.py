@@ -20,6 +20,8 @@ from typing import Any
 import httpx
 import websockets
 
+from tests.chaos.verdict import outcome_of_frame
+
 Message = dict[str, Any]
 TODO_MESSAGES = ("execution_start", "todo_updated")
 
@@ -37,10 +39,18 @@ class RunTiming:
     final: float | None = None
     final_type: str | None = None
     input_requested: bool = False  # the run asked the person; a script has no answers and cancels it
+    final_frame: Message | None = None  # the run's `final_response`
+    todo_steps: list[Message] = field(default_factory=list)  # `execution_steps` of its last todo message
     sent_at: float = 0.0  # wall clock, to compare with the store's recorded_at
     errors: list[str] = field(default_factory=list)
     reconnects: int = 0
     resent: int = 0
+
+    @property
+    def outcome(self) -> str:
+        """What the person got (tests/chaos/verdict.py): answer, guidance, answer with failed steps, error
+        or none."""
+        return outcome_of_frame(self.final_frame, self.todo_steps)
 
     def saw(self, message: Message, elapsed: float) -> None:
         kind = message["type"]
@@ -50,8 +60,11 @@ class RunTiming:
             self.first_todo = elapsed
         if kind == "todo_updated" and self.first_todo_updated is None:
             self.first_todo_updated = elapsed
+        if kind in TODO_MESSAGES:
+            self.todo_steps = list(message.get("execution_steps") or [])
         if kind == "final_response":
             self.final, self.final_type = elapsed, message["response"]["type"]
+            self.final_frame = message
         if kind == "input_request":
             self.input_requested = True
 

@@ -29,6 +29,7 @@ from services.platform.procman import Supervisor, load_processes
 from services.platform.servers import EmbeddedNats, EmbeddedPostgres, free_port
 from services.platform.settings import REPO_ROOT
 
+NAMESPACE = "jipsa"
 # Nothing of the caller's environment may turn rules mode into LLM mode or send telemetry anywhere.
 _SCRUBBED_PREFIXES = ("OPENAI_", "JIPSA_LLM", "OTEL_", "JIPSA_OTEL")
 
@@ -159,7 +160,7 @@ async def running_system(grace: float = 5.0, keep: bool = False) -> AsyncIterato
         infra_env = {
             "DATABASE_URL": database_url,
             "NATS_URL": nats.url,
-            "JIPSA_NAMESPACE": "jipsa",
+            "JIPSA_NAMESPACE": NAMESPACE,
             "JIPSA_DATA_DIR": str(root),
         }
         system.supervisor = QuietSupervisor(
