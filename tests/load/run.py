@@ -8,9 +8,12 @@ gateway, the bus, the store and every service, not an in-process shortcut. Once 
 question, `--sessions` people connect together and each asks `--questions` questions from the chaos
 script's mixed set, one after another. Reported: runs per second, end-to-end latency (question sent to
 `final_response`), time to `plan_ready`, to the first todo message (`execution_start`) and to the first
-`todo_updated`, each as p50/p95/p99; errors (error frames, dropped sockets, unanswered or failed runs,
-runs that asked for input: must be 0, the exit code says so); and the memory of every service process
-(VmRSS at the end and its peak VmHWM, from /proc/<pid>/status).
+`todo_updated`, each as p50/p95/p99; the runs by outcome as each person got it (tests/chaos/verdict.py,
+from the `final_response` frame and the run's last todo: answer, guidance, answer with failed steps,
+error, none); errors (any outcome but a whole answer or guidance, so every partial or error answer and
+every run without a final_response; error frames, dropped sockets, questions sent again, runs that
+asked for input): must be 0, the exit code says so; and the memory of every service process (VmRSS at
+the end and its peak VmHWM, from /proc/<pid>/status).
 """
 
 from __future__ import annotations
@@ -21,10 +24,16 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 
 from tests.chaos.client import RunTiming, SessionClient
 from tests.chaos.run import QUESTIONS, warm_up
 from tests.chaos.system import System, running_system
+from tests.chaos.verdict import ANSWERED, ERROR, NONE, PARTIAL
+
+# What a person can get, as the final_response frame tells it (a cancelled or rejected run reads as a
+# guidance there; a load run is neither).
+FRAME_OUTCOMES = (*ANSWERED, PARTIAL, ERROR, NONE)
 
 
 async def person(system: System, questions: list[str], run_timeout: float) -> list[RunTiming]:
@@ -38,10 +47,13 @@ async def person(system: System, questions: list[str], run_timeout: float) -> li
 
 def errors_of(timing: RunTiming) -> list[str]:
     found = list(timing.errors)
-    if timing.final is None:
+    outcome = timing.outcome
+    if outcome == NONE:
         found.append("no final_response within the run timeout")
-    elif timing.final_type not in ("answer", "guidance"):
-        found.append(f"final_response of type {timing.final_type}")
+    elif outcome not in ANSWERED:
+        failed = (timing.final_frame or {}).get("response", {}).get("data", {}).get("failed_steps")
+        skipped = [s.get("step_id") for s in timing.todo_steps if s.get("status") == "skipped"]
+        found.append(f"{outcome} (failed steps {failed or []}, skipped {skipped})")
     if timing.input_requested:
         found.append("the run asked for input")
     if timing.resent:
@@ -88,7 +100,7 @@ async def sample_memory(system: System, work: asyncio.Future) -> dict[str, int]:
 def report(
     timings: list[RunTiming], took: float, idle: dict, end: dict[str, tuple[int, int]], peak: dict[str, int]
 ) -> int:
-    errors = [(t.query, e) for t in timings for e in errors_of(t)]
+    errors = [(t.run_id, t.query, e) for t in timings for e in errors_of(t)]
     answered = [t for t in timings if t.final is not None]
     print(f"runs: {len(timings)} in {took:.1f}s = {len(answered) / took:.2f} runs/s answered")
     print(f"  {'ms':<32} {'p50':>8} {'p95':>8} {'p99':>8} {'max':>8}")
@@ -102,9 +114,11 @@ def report(
         ),
     ):
         print(f"  {name:<32} {quantiles(values)}   (n={len(values)})")
+    for line in outcome_table(timings):
+        print(line)
     print(f"errors: {len(errors)}")
-    for query, error in errors[:10]:
-        print(f"  - {query}: {error}")
+    for run_id, query, error in errors[:10]:
+        print(f"  - {run_id} {query}: {error}")
     print(f"  {'memory (MiB)':<14} {'idle':>7} {'peak':>7} {'end':>7} {'VmHWM':>7}")
     for tag in sorted(end):
         rss, hwm = end[tag]
@@ -113,6 +127,17 @@ def report(
             f"{rss / 1024:7.1f} {hwm / 1024:7.1f}"
         )
     return 1 if errors or not timings else 0
+
+
+def outcome_table(timings: list[RunTiming]) -> list[str]:
+    by_outcome = Counter(t.outcome for t in timings)
+    return [
+        "runs by outcome (the final_response each person got, and the run's last todo):",
+        *(f"  {o:<26} {by_outcome[o]:>6}" for o in FRAME_OUTCOMES),
+        f"  {'total':<26} {len(timings):>6}",
+        f"partial answers: {by_outcome[PARTIAL]}, error answers: {by_outcome[ERROR]}, "
+        f"no answer: {by_outcome[NONE]}",
+    ]
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
