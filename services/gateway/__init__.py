@@ -6,11 +6,13 @@ log and the projections. Modules:
 - protocol.py       client frames (pydantic, discriminated on `type`), parsed without ever raising else
 - messages.py       event -> server message, pure
 - person_events.py  frame -> event envelope, pure (with the edited-plan rules)
-- handlers.py       a request checked against the session's runs and appended
+- handlers.py       a request checked against the session's runs and appended, safe under races
+- run_waits.py      what a run waits for from its person, folded from its stream (the check), pure
 - reads.py          the SQL the gateway reads: log by position / session / run, projections, checkpoint
 - outbox.py         one socket's ordered, de-duplicated delivery
 - follower.py       the one log follower per process, fan-out and gap-free resume (its docstring says why)
 - ws.py, api.py     the WebSocket and REST entrypoints; health.py the checks behind /healthz
-- app.py            create_app, the lifespan that builds the Ports, the body-size limit
+- app.py            create_app, the lifespan that builds the Ports
+- bodies.py         request bodies bounded in size (413) and in time (408)
 - ask.py            `jipsa ask`, the terminal client
 """

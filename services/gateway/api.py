@@ -22,7 +22,7 @@ from services.gateway.handlers import UnknownRun
 from services.gateway.health import OK, nats_answers, postgres_answers
 from services.gateway.limits import limits_of, retry_after
 from services.gateway.ports import Ports
-from services.gateway.protocol import is_storable, storable
+from services.gateway.protocol import FrameError, is_storable, storable
 from services.platform.eventstore import Recorded
 
 
@@ -37,7 +37,10 @@ class PlainRefusals(APIRoute):
             try:
                 return await handle(request)
             except RequestValidationError as invalid:
-                detail = [{"type": e["type"], "loc": e["loc"], "msg": e["msg"]} for e in invalid.errors()]
+                detail = [
+                    {"type": e["type"], "loc": [_bounded(part) for part in e["loc"]], "msg": e["msg"]}
+                    for e in invalid.errors()
+                ]
                 # ASCII: a key the client sent (in `loc`) may be a lone surrogate, which UTF-8 cannot carry.
                 body = json.dumps({"detail": detail}, ensure_ascii=True)
                 return Response(body, status.HTTP_422_UNPROCESSABLE_CONTENT, media_type="application/json")
@@ -45,7 +48,14 @@ class PlainRefusals(APIRoute):
         return refusing_plainly
 
 
+def _bounded(part: str | int) -> str | int:
+    """A place in the input, named without echoing a client's key of any length (a body's own keys)."""
+    return part if isinstance(part, int) or len(part) <= 64 else f"{part[:64]}…"
+
+
 router = APIRouter(route_class=PlainRefusals)
+# Seconds a client waits before trying again while the store is unreachable (a restart takes a few).
+STORE_RETRY_AFTER_S = 5
 StorableText = Annotated[str, AfterValidator(storable)]
 
 
@@ -146,14 +156,28 @@ async def get_run_events(
 
 @router.post("/api/sessions/{session_id}/runs/{run_id}/cancel", status_code=status.HTTP_202_ACCEPTED)
 async def cancel_run(
-    session_id: str, run_id: str, caller: SessionDep, ports: PortsDep, body: CancelRun | None = None
+    request: Request,
+    session_id: str,
+    run_id: str,
+    caller: SessionDep,
+    ports: PortsDep,
+    body: CancelRun | None = None,
 ) -> dict[str, Any]:
     """Record the request; the supervisor ends the run (RunCancelled), which the socket then reports."""
     own_session(session_id, caller)
+    wait_s = limits_of(request.app.state, ports.settings).frames.take(caller)
+    if wait_s:
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            "too many requests about runs in this session; try again later",
+            {"Retry-After": str(retry_after(wait_s))},
+        )
     try:
         recorded = await ports.requests.cancel(caller, run_id, body.reason if body else None)
     except UnknownRun as unknown:
         raise HTTPException(status.HTTP_404_NOT_FOUND, unknown.message) from None
+    except FrameError as refused:  # ended already, or being cancelled: nothing is recorded
+        raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
     return {"run_id": run_id, "position": recorded.position}
 
 
@@ -166,6 +190,16 @@ async def healthz(ports: PortsDep) -> JSONResponse:
     checks = {"postgres": postgres, "nats": nats, "follower": ports.follower_status()}
     healthy = all(answer == OK for answer in checks.values())
     return JSONResponse(checks, status.HTTP_200_OK if healthy else status.HTTP_503_SERVICE_UNAVAILABLE)
+
+
+async def store_unreachable(request: Request, failure: Exception) -> JSONResponse:
+    """Postgres down or every connection taken past the wait (OperationalError, PoolTimeout): a 503 the
+    client can retry, not a 500 after the pool's half minute."""
+    return JSONResponse(
+        {"error": "store_unavailable", "detail": "the event store is unreachable; try again shortly"},
+        status.HTTP_503_SERVICE_UNAVAILABLE,
+        {"Retry-After": str(STORE_RETRY_AFTER_S)},
+    )
 
 
 def _event(record: Recorded) -> dict[str, Any]:

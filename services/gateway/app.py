@@ -11,14 +11,14 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from functools import partial
-from typing import Annotated
 
+import psycopg
 import uvicorn
-from fastapi import FastAPI, Query, WebSocket
+from fastapi import FastAPI, WebSocket
 from psycopg_pool import AsyncConnectionPool
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.gateway.api import router
+from services.gateway.api import router, store_unreachable
+from services.gateway.bodies import BoundedBodies
 from services.gateway.documents import router as documents_router
 from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
@@ -29,7 +29,6 @@ from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
 from services.gateway.ws import serve_socket
 from services.platform.db import open_pool
-from services.platform.eventstore import EventStore
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +48,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with _opened(pool, database_url) as ready_pool:
-            reads = Reads(ready_pool)
+            reads = Reads(ready_pool, settings.store_timeout_s)
             follower = Follower(
                 reads,
                 ready_pool.conninfo,
@@ -62,9 +61,9 @@ def create_app(
             app.state.ports = Ports(
                 settings=settings,
                 nats_url=nats_url,
-                sessions=Sessions(ready_pool),
+                sessions=Sessions(ready_pool, settings.store_timeout_s),
                 reads=reads,
-                requests=RunRequests(EventStore(ready_pool), reads),
+                requests=RunRequests(reads),
                 follower=follower,
                 follower_task=task,
             )
@@ -77,19 +76,17 @@ def create_app(
                     late.cancel()
 
     app = FastAPI(title="Jipsa gateway", lifespan=lifespan)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BoundedBodies, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s)
+    app.add_exception_handler(psycopg.OperationalError, store_unreachable)
     app.include_router(router)
     app.include_router(documents_router)
     mount_page(app)
 
     @app.websocket("/ws/{session_id}")
-    async def session_socket(
-        websocket: WebSocket,
-        session_id: str,
-        token: str | None = None,
-        after_position: Annotated[int | None, Query(ge=0)] = None,
-    ) -> None:
-        await serve_socket(websocket, websocket.app.state.ports, session_id, token, after_position)
+    async def session_socket(websocket: WebSocket, session_id: str) -> None:
+        # The query is read by serve_socket, not declared here: FastAPI refuses a bad parameter before
+        # the handshake, with a bare 403 the client cannot read a reason from.
+        await serve_socket(websocket, websocket.app.state.ports, session_id)
 
     return app
 
@@ -124,67 +121,3 @@ def _report_follower_end(on_failure: Callable[[], None] | None, task: asyncio.Ta
         log.error("the gateway's follower stopped", exc_info=task.exception())
         if on_failure is not None:
             on_failure()
-
-
-class BodyLimit:
-    """Refuse request bodies over `max_bytes` with 413: by Content-Length, or, for a body sent without
-    one (chunked), by reading it whole before the app sees it (it is small by definition: a few KB)."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None:  # the server delivers no more than it declares
-            if not declared.isdigit() or int(declared) > self.max_bytes:
-                await _refuse(send, self.max_bytes)
-                return
-            await self.app(scope, receive, send)
-            return
-        body = await self._read_whole(receive)
-        if body is None:
-            await _refuse(send, self.max_bytes)
-            return
-        await self.app(scope, _replaying(body, receive), send)
-
-    async def _read_whole(self, receive: Receive) -> bytes | None:
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away: nothing to serve
-                return b""
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > self.max_bytes:
-                return None
-            if not message.get("more_body", False):
-                return b"".join(chunks)
-
-
-def _replaying(body: bytes, receive: Receive) -> Receive:
-    """A receive that hands the app the body read already, then the connection's own messages."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay
-
-
-async def _refuse(send: Send, max_bytes: int) -> None:
-    body = f'{{"detail": "request body over {max_bytes} bytes"}}'.encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})

@@ -20,7 +20,7 @@ router = APIRouter()
 
 @router.get("/api/documents/{artifact_id}")
 async def download_document(artifact_id: str, caller: SessionDep, ports: PortsDep) -> Response:
-    found = await session_document(ports.reads.pool, artifact_id, caller)
+    found = await session_document(ports.reads, artifact_id, caller)
     if found is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "this session has no such document")
     name, media_type, content = found

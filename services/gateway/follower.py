@@ -45,6 +45,8 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+import psycopg
+
 from contracts.planner import PlanReady
 from contracts.supervisor import PlanApprovalRequested
 from services.gateway import messages
@@ -101,6 +103,7 @@ class Follower:
         self.poll_interval_s = poll_interval_s
         self.max_backoff_s = max_backoff_s
         self.cursor: int | None = None  # every event at or below it has been offered
+        self.store_lost = False  # the last catch-up could not reach Postgres
         self._outboxes: dict[str, set[Outbox]] = defaultdict(set)
 
     def register(self, outbox: Outbox) -> None:
@@ -145,11 +148,25 @@ class Follower:
         async with StoreWakeup(self.database_url, PROJECTIONS_CHANNEL) as wakeup:
             await wakeup.follow(
                 stop,
-                self.catch_up,
+                self._catch_up_or_tell,
                 name="gateway follower",
                 poll_interval_s=self.poll_interval_s,
                 max_backoff_s=self.max_backoff_s,
             )
+
+    async def _catch_up_or_tell(self) -> None:
+        """Catch up; when Postgres is lost, tell each socket once about each of its runs in flight (they
+        wait: no event can be recorded), then let `follow` retry until it is back."""
+        try:
+            await self.catch_up()
+        except psycopg.OperationalError:
+            if not self.store_lost:
+                self.store_lost = True
+                for outbox in [o for listeners in self._outboxes.values() for o in listeners]:
+                    for run_id in sorted(outbox.runs_in_flight):
+                        outbox.reply(messages.store_unavailable(run_id))
+            raise
+        self.store_lost = False
 
     async def catch_up(self) -> None:
         ceiling = await self.reads.checkpoint()

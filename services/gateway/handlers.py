@@ -1,12 +1,19 @@
-"""The person's requests, handled: check that the run is theirs, build the event, append it."""
+"""The person's requests, handled: check that the run is theirs and waits for this, then record it.
+
+A request about a run is decided on the run's stream, folded (run_waits.py), and appended expecting the
+version read, in one transaction. Two identical requests racing (two sockets of a session, a socket
+and REST) both read version N; the first appends N+1, the second meets ConcurrencyError, reads the run
+again and is refused by the fold (an answer given already): one event, one `error`. Any other writer
+of the run (the supervisor, a team) costs a re-read too, hence a few tries before giving up.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
-from contracts import Envelope
+from contracts import Envelope, run_stream
 from contracts.results import Question
-from contracts.supervisor import InputRequested, PlanApprovalRequested
 from services.gateway import person_events
 from services.gateway.protocol import (
     FrameError,
@@ -14,13 +21,19 @@ from services.gateway.protocol import (
     InterruptResponseFrame,
     QueryFrame,
     TodoSkipFrame,
+    quoted,
 )
 from services.gateway.reads import Reads
+from services.gateway.run_waits import RunWaits, fold
 from services.housing.form_answers import form_answers
 from services.platform import telemetry
-from services.platform.eventstore import EventStore, Recorded
+from services.platform.eventstore import ConcurrencyError, Recorded, append_in, read_stream_in
 
 APPROVAL_REQUEST_WAIT_S = 3.0
+# Reads of the run before a busy run's request is refused (each lost race means the run moved on).
+APPEND_TRIES = 5
+
+Decide = Callable[[RunWaits], Envelope]
 
 
 class UnknownRun(FrameError):
@@ -28,12 +41,12 @@ class UnknownRun(FrameError):
     cannot even learn that it exists."""
 
     def __init__(self, run_id: str) -> None:
-        super().__init__("unknown_run", f"this session has no run {run_id!r}")
+        super().__init__("unknown_run", f"this session has no run {quoted(run_id)}")
 
 
 class RunRequests:
-    def __init__(self, store: EventStore, reads: Reads) -> None:
-        self.store, self.reads = store, reads
+    def __init__(self, reads: Reads) -> None:
+        self.reads = reads
 
     async def ask(self, session_id: str, frame: QueryFrame) -> Recorded:
         """A message that answers a form a run of the session waits on goes to that run, which goes on;
@@ -50,10 +63,18 @@ class RunRequests:
         domain package); None when it carries none, as a new question does: the forms stay open."""
         for asked in await self.reads.open_forms(session_id):
             questions = [Question.model_validate(q) for q in asked.envelope.data["questions"]]
-            if answers := form_answers(questions, message):
-                return await self._append(
-                    person_events.input_provided(asked.envelope, answers, session_id, message)
-                )
+            if not (answers := form_answers(questions, message)):
+                continue
+            step_id = asked.envelope.data["step_id"]
+
+            def provided(waits: RunWaits, step_id: str = step_id, answers: dict = answers) -> Envelope:
+                request = waits.input_request_to_answer(step_id)
+                return person_events.input_provided(request, answers, session_id, message)
+
+            try:
+                return await self._decided(session_id, asked.envelope.correlation_id, provided)
+            except FrameError:
+                continue  # answered meanwhile (another socket): the message is not that form's answer
         return None
 
     async def answer_plan(self, session_id: str, frame: InterruptResponseFrame) -> Recorded:
@@ -61,43 +82,49 @@ class RunRequests:
             await self.reads.runs_awaiting_approval(session_id), "a plan waiting for approval"
         )
         frame = frame.model_copy(update={"run_id": run_id})
-        await self.first_event(session_id, run_id)
-        asked = await self._approval_request(run_id)
-        if asked is None:
-            raise FrameError("not_awaiting_approval", f"run {run_id!r} has no plan waiting for approval")
-        return await self._append(person_events.plan_answered(frame, session_id, asked.envelope))
+        await self._approval_requested(session_id, run_id)
+        return await self._decided(
+            session_id,
+            run_id,
+            lambda waits: person_events.plan_answered(frame, session_id, waits.approval_request_to_answer()),
+        )
 
-    async def _approval_request(self, run_id: str) -> Recorded | None:
-        """The run's PlanApprovalRequested, waiting a moment for it: the supervisor appends it right after
-        PlanReady, and a client need not wait for the `plan_ready` that shows it before answering."""
+    async def _approval_requested(self, session_id: str, run_id: str) -> None:
+        """Wait a moment for the supervisor's PlanApprovalRequested, which it appends right after PlanReady:
+        a client need not wait for the `plan_ready` that shows it before answering."""
         deadline = asyncio.get_running_loop().time() + APPROVAL_REQUEST_WAIT_S
-        while (asked := await self.reads.latest_of_run(run_id, PlanApprovalRequested.event_type)) is None:
+        while (await self._waits(session_id, run_id)).approval_may_come:
             if asyncio.get_running_loop().time() >= deadline:
-                return None
+                return
             await asyncio.sleep(0.05)
-        return asked
 
     async def answer_input(self, session_id: str, frame: InputResponseFrame) -> Recorded:
-        await self.first_event(session_id, frame.run_id)
-        asked = await self.reads.latest_of_run(frame.run_id, InputRequested.event_type)
-        if asked is None or asked.envelope.data["step_id"] != frame.step_id:
-            raise FrameError(
-                "not_awaiting_input",
-                f"step {frame.step_id!r} of run {frame.run_id!r} is not waiting for input",
-            )
         answers = dict(frame.answers)
-        return await self._append(person_events.input_provided(asked.envelope, answers, session_id))
+        return await self._decided(
+            session_id,
+            frame.run_id,
+            lambda waits: person_events.input_provided(
+                waits.input_request_to_answer(frame.step_id), answers, session_id
+            ),
+        )
 
     async def skip(self, session_id: str, frame: TodoSkipFrame) -> Recorded:
         holding = await self.reads.runs_holding_todo(session_id, frame.todo_id) if not frame.run_id else []
-        run_id = frame.run_id or _the_one(holding, f"an unfinished todo {frame.todo_id!r}")
+        run_id = frame.run_id or _the_one(holding, f"an unfinished todo {quoted(frame.todo_id)}")
         frame = frame.model_copy(update={"run_id": run_id})
-        cause = await self.first_event(session_id, run_id)
-        return await self._append(person_events.skip_requested(frame, session_id, cause))
+
+        def skip_requested(waits: RunWaits) -> Envelope:
+            waits.check_skippable(frame.todo_id)
+            return person_events.skip_requested(frame, session_id, waits.first)
+
+        return await self._decided(session_id, run_id, skip_requested)
 
     async def cancel(self, session_id: str, run_id: str, reason: str | None = None) -> Recorded:
-        cause = await self.first_event(session_id, run_id)
-        return await self._append(person_events.cancel_requested(run_id, session_id, cause, reason))
+        def cancel_requested(waits: RunWaits) -> Envelope:
+            waits.check_cancellable()
+            return person_events.cancel_requested(run_id, session_id, waits.first, reason)
+
+        return await self._decided(session_id, run_id, cancel_requested)
 
     async def first_event(self, session_id: str, run_id: str) -> Envelope:
         """The run's QueryReceived (what a request about the run answers to), if the run is this session's."""
@@ -106,9 +133,32 @@ class RunRequests:
             raise UnknownRun(run_id)
         return first.envelope
 
+    async def _waits(self, session_id: str, run_id: str) -> RunWaits:
+        async with self.reads.connection() as conn:
+            return _owned(session_id, fold(run_id, await read_stream_in(conn, run_stream(run_id))))
+
+    async def _decided(self, session_id: str, run_id: str, decide: Decide) -> Recorded:
+        """The event `decide` makes of the run as it stands, appended only if the run has not moved since."""
+        for _ in range(APPEND_TRIES):
+            try:
+                async with self.reads.connection() as conn, conn.transaction():
+                    waits = _owned(session_id, fold(run_id, await read_stream_in(conn, run_stream(run_id))))
+                    (recorded,) = await append_in(conn, [decide(waits)], expected_version=waits.version)
+                    return recorded
+            except ConcurrencyError:
+                continue
+        raise FrameError("run_busy", f"run {quoted(run_id)} kept changing; send the request again")
+
     async def _append(self, envelope: Envelope) -> Recorded:
-        (recorded,) = await self.store.append([envelope])
-        return recorded
+        async with self.reads.connection() as conn, conn.transaction():
+            (recorded,) = await append_in(conn, [envelope])
+            return recorded
+
+
+def _owned(session_id: str, waits: RunWaits) -> RunWaits:
+    if waits.session_id != session_id:
+        raise UnknownRun(waits.run_id)
+    return waits
 
 
 def _the_one(run_ids: list[str], what: str) -> str:

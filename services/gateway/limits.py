@@ -1,9 +1,11 @@
-"""Rate limits: a token bucket per key (a session for its questions, a client address for new sessions).
+"""Rate limits: a token bucket per key (a session for its questions and for its other requests about
+runs, a client address for new sessions).
 
-A question starts a run that costs store appends, team work and possibly LLM calls, and a session is a
-row in Postgres, so both are rationed. A bucket holds up to `per_minute` tokens and refills at
-`per_minute` a minute: a person asking a few questions in a row (a burst) is never refused, a script
-asking hundreds is. A refusal says how long until the next token (HTTP `Retry-After`).
+A question starts a run that costs store appends, team work and possibly LLM calls, an answer or a
+skip reads the run and appends to it, and a session is a row in Postgres, so all are rationed. A
+bucket holds up to `per_minute` tokens and refills at `per_minute` a minute: a person asking a few
+questions in a row (a burst) is never refused, a script asking hundreds is. A refusal says how long
+until the next token (HTTP `Retry-After`).
 
 The buckets live in this process only: with several gateway replicas each rations on its own, which
 multiplies the allowance by the number of replicas but needs no shared store on the hot path.
@@ -83,12 +85,14 @@ def retry_after(wait_s: float) -> int:
 class GatewayLimits:
     queries: RateLimit  # per session: `query` frames
     sessions: RateLimit  # per client address: POST /api/sessions
+    frames: RateLimit  # per session: the other frames that act on a run, and REST cancels
 
     @classmethod
     def from_settings(cls, settings: GatewaySettings, clock: Clock = time.monotonic) -> GatewayLimits:
         return cls(
             queries=RateLimit(settings.queries_per_minute, clock=clock),
             sessions=RateLimit(settings.sessions_per_minute, clock=clock),
+            frames=RateLimit(settings.frames_per_minute, clock=clock),
         )
 
 

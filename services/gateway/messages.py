@@ -52,6 +52,10 @@ APPROVAL_ACTIONS = ("approve", "modify", "reject")
 REJECTED_ANSWER = "계획이 거절되어 실행하지 않았습니다."
 CANCELLED_ANSWER = "요청하신 대로 실행을 취소했습니다."
 FAILED_ANSWER = "죄송합니다. 요청을 처리하지 못했습니다"  # then ": " and the reason, which says what to do
+# Told once per outage to a socket with a run in flight (follower.py); the run goes on when it ends.
+STORE_UNAVAILABLE = "일시적으로 저장소에 연결할 수 없어 잠시 후 이어갑니다"
+# A frame that arrived while the store was unreachable: nothing was recorded, it may be sent again.
+STORE_REFUSED = "일시적으로 저장소에 연결할 수 없어 요청을 받지 못했습니다. 잠시 후 다시 보내 주세요"
 _NO_DATA: dict[str, Any] = {
     "listings": [],
     "citations": [],
@@ -87,6 +91,8 @@ def messages_for(record: Recorded, facts: RunFacts) -> list[Message]:
         body = _plan_ready(record.event(), facts)
     elif event_type == PlanApprovalRequested.event_type:
         body = _plan_awaiting_approval(record.event(), facts)
+    elif event_type == InputProvided.event_type:
+        body = _input_received(record.event(), facts)
     elif event_type in _FROM_PAYLOAD:
         body = _FROM_PAYLOAD[event_type](record.event())
     else:
@@ -205,14 +211,21 @@ def _input_request(event: InputRequested) -> Message:
     }
 
 
-def _input_received(event: InputProvided) -> Message:
-    """The form answered: by the form, or by a message the person typed (`message`), which the page shows
-    in the run's turn instead of as a new question."""
+def _input_received(event: InputProvided, facts: RunFacts) -> Message:
+    """The form answered (by the form, or by a message the person typed, which the page shows in the
+    run's turn instead of as a new question): a `todo_updated`, as the step goes back in line, with the
+    answers in `input_received`. DESIGN.md section 6 names no frame of its own for it, and a client
+    written to it reads any other frame whose type speaks of input as a request for input."""
+    todo = facts.todo or TodoSnapshot(progress_pct=0)
     return {
-        "type": "input_received",
-        "step_id": event.step_id,
-        "answers": dict(event.answers),
-        "message": event.message,
+        "type": "todo_updated",
+        "execution_steps": todo.steps,
+        "progress_pct": todo.progress_pct,
+        "input_received": {
+            "step_id": event.step_id,
+            "answers": dict(event.answers),
+            "message": event.message,
+        },
     }
 
 
@@ -250,7 +263,6 @@ def _final(response_type: str, content: str, **data: Any) -> Message:
 _FROM_PAYLOAD: dict[str, Callable[[Any], Message]] = {
     QueryReceived.event_type: _planning_start,
     InputRequested.event_type: _input_request,
-    InputProvided.event_type: _input_received,
     ResponseReady.event_type: _answer,
     RunFailed.event_type: _run_failed,
     RunCancelled.event_type: _run_cancelled,
@@ -266,6 +278,11 @@ def connected(session_id: str, head: int) -> Message:
 def error(code: str, message: str, run_id: str | None = None) -> Message:
     """A refused frame or request; it reflects no event, so it has no position."""
     return {"type": "error", "run_id": run_id, "position": None, "code": code, "message": message}
+
+
+def store_unavailable(run_id: str) -> Message:
+    """The store is unreachable while `run_id` is in flight: it waits, and goes on when the store is back."""
+    return error("store_unavailable", STORE_UNAVAILABLE, run_id)
 
 
 def pong() -> Message:

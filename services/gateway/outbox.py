@@ -23,6 +23,8 @@ class Outbox:
         self._holding = True  # a new socket waits until its starting point is known
         self._held: list[Message] = []
         self._queue: asyncio.Queue[Message] = asyncio.Queue()
+        # The runs this socket asked or was told of and has not seen end: told when the store is lost.
+        self.runs_in_flight: set[str] = set()
         # Set when the client reads slower than its messages arrive: the socket is closed, and the
         # client reconnects and resumes, instead of this socket holding ever more memory.
         self.overflowed = asyncio.Event()
@@ -46,6 +48,10 @@ class Outbox:
         """A message that reflects no new event (connected, pong, error): it is not position-checked."""
         self._put(message)
 
+    def expect_run(self, run_id: str) -> None:
+        """A run this socket asked for: in flight from now, before any of its messages arrives."""
+        self.runs_in_flight.add(run_id)
+
     def hold(self) -> None:
         self._holding = True
 
@@ -64,6 +70,11 @@ class Outbox:
         return await self._queue.get()
 
     def _put(self, message: Message) -> None:
+        run_id, kind = message.get("run_id"), message["type"]
+        if run_id is not None and kind == "final_response":
+            self.runs_in_flight.discard(run_id)
+        elif run_id is not None and kind != "error":
+            self.runs_in_flight.add(run_id)
         self._queue.put_nowait(message)
         self._check_size(self._queue.qsize())
 

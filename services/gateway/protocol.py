@@ -18,8 +18,9 @@ RunId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, ma
 
 
 class Frame(BaseModel):
-    # Unknown keys are ignored: the seed's web page sends a few we have no use for.
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # Unknown keys are ignored: the seed's web page sends a few we have no use for. Strict: a frame says
+    # what it means, so "yes" is no boolean and "10" or true no position (lax pydantic would coerce them).
+    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
 
 
 class QueryFrame(Frame):
@@ -141,6 +142,12 @@ def _unstorable(value: Any) -> bool:
 
 
 _UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+
+
+def quoted(value: object, limit: int = 40) -> str:
+    """A client's value named in a reply, bounded: an id of 10,000 characters is not sent back whole."""
+    text = str(value)
+    return repr(text if len(text) <= limit else f"{text[:limit]}…")
 
 
 def describe(invalid: ValidationError) -> str:

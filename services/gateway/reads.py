@@ -9,6 +9,7 @@ and give back exactly the `Recorded` that `EventStore.read_all` would.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any
 
@@ -27,8 +28,13 @@ TODO_STEP_COLUMNS = (
 
 
 class Reads:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
-        self.pool = pool
+    def __init__(self, pool: AsyncConnectionPool, acquire_timeout_s: float = 30.0) -> None:
+        self.pool, self.acquire_timeout_s = pool, acquire_timeout_s
+
+    def connection(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A connection of the pool, waited for at most `acquire_timeout_s`: with Postgres unreachable
+        the pool has none to give, and a request is told so (PoolTimeout, a 503) instead of waiting."""
+        return self.pool.connection(timeout=self.acquire_timeout_s)
 
     async def head(self) -> int:
         row = await self._one("SELECT coalesce(max(position), 0) AS position FROM events")
@@ -119,7 +125,7 @@ class Reads:
         run_ids = sorted({r.envelope.correlation_id for r in records})
         if not run_ids:
             return {}
-        async with self.pool.connection() as conn:
+        async with self.connection() as conn:
             todos = await _todos(conn, run_ids)
             began = await _execution_beginnings(conn, run_ids)
         return {run: RunFacts(todo=todos.get(run), execution_began_at=began.get(run)) for run in run_ids}
@@ -137,15 +143,15 @@ class Reads:
         return _json_ready(row) if row else None
 
     async def todo(self, run_id: str) -> TodoSnapshot | None:
-        async with self.pool.connection() as conn:
+        async with self.connection() as conn:
             return (await _todos(conn, [run_id])).get(run_id)
 
     async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
-        async with self.pool.connection() as conn:
+        async with self.connection() as conn:
             return await (await conn.execute(sql, params)).fetchone()
 
     async def _all(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
-        async with self.pool.connection() as conn:
+        async with self.connection() as conn:
             return await (await conn.execute(sql, params)).fetchall()
 
 
@@ -179,13 +185,11 @@ def _json_ready(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}
 
 
-async def session_document(
-    pool: AsyncConnectionPool, artifact_id: str, session_id: str
-) -> tuple[str, str, bytes] | None:
+async def session_document(reads: Reads, artifact_id: str, session_id: str) -> tuple[str, str, bytes] | None:
     """(name, media_type, bytes) of a generated document (산출물) the session owns; None for another
     session's, or none at all. The document service's `load_document` query: the gateway imports no
     other service, so it names the `documents` table (that service's published read side) itself."""
-    async with pool.connection() as conn:
+    async with reads.connection() as conn:
         cur = await conn.execute(
             "SELECT name, media_type, content FROM documents WHERE artifact_id = %s AND session_id = %s",
             (artifact_id, session_id),

@@ -16,13 +16,13 @@ def token_hash(token: str) -> str:
 
 
 class Sessions:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
-        self.pool = pool
+    def __init__(self, pool: AsyncConnectionPool, acquire_timeout_s: float = 30.0) -> None:
+        self.pool, self.acquire_timeout_s = pool, acquire_timeout_s
 
     async def create(self, title: str | None = None) -> tuple[str, str]:
         """A new session: (session_id, token)."""
         session_id, token = uuid4().hex, secrets.token_urlsafe(32)
-        async with self.pool.connection() as conn:
+        async with self.pool.connection(timeout=self.acquire_timeout_s) as conn:
             await conn.execute(
                 "INSERT INTO sessions (session_id, token_hash, title) VALUES (%s, %s, %s)",
                 (session_id, token_hash(token), title),
@@ -33,7 +33,7 @@ class Sessions:
         """The session this token opens, or None for a missing or unknown token."""
         if not token or len(token) > 200:
             return None
-        async with self.pool.connection() as conn:
+        async with self.pool.connection(timeout=self.acquire_timeout_s) as conn:
             cur = await conn.execute(
                 "SELECT session_id FROM sessions WHERE token_hash = %s", (token_hash(token),)
             )

@@ -24,6 +24,15 @@ class GatewaySettings(BaseSettings):
     queries_per_minute: int = Field(default=30, ge=0)
     # New sessions, counted per client address (as uvicorn reports it, behind a trusted proxy too).
     sessions_per_minute: int = Field(default=20, ge=0)
+    # The frames that act on a run (interrupt_response, input_response, todo_skip, cancel, resume) and
+    # REST cancels, counted per session: each reads the run and may append to it.
+    frames_per_minute: int = Field(default=60, ge=0)
+    # How long a request waits for a Postgres connection: with the store unreachable the pool has none,
+    # and the person is told (503 with Retry-After, an `error` frame) rather than kept waiting.
+    store_timeout_s: float = Field(default=5.0, gt=0)
+    # A request body must arrive within this (a Content-Length larger than what is sent held the
+    # connection for ever); past it the request is answered 408.
+    body_timeout_s: float = Field(default=10.0, gt=0)
     follower_batch_size: int = Field(default=500, ge=1)
     # The follower wakes on the projector's commit notices; this poll only covers a lost notice.
     poll_interval_s: float = Field(default=1.0, gt=0)

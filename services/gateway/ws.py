@@ -3,6 +3,9 @@
 Three tasks per socket, and the socket ends when the first of them does: the reader (frames, in order,
 one at a time), the writer (drains the socket's Outbox), and the overflow watch (a client too slow for
 its messages is closed with 1013 and reconnects with `after_position`).
+
+A refused handshake (a bad token or query parameter) is accepted and then closed with 1008 and the
+reason, which a client can read; refused before accepting, it would be a bare HTTP 403.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 
 import psycopg
 from fastapi import WebSocket, WebSocketDisconnect, status
 
 from services.gateway import messages
-from services.gateway.limits import limits_of, retry_after
+from services.gateway.limits import RateLimit, limits_of, retry_after
 from services.gateway.outbox import Outbox
 from services.gateway.ports import Ports
 from services.gateway.protocol import (
@@ -29,17 +33,31 @@ from services.gateway.protocol import (
     ResumeFrame,
     TodoSkipFrame,
     parse_frame,
+    quoted,
 )
 
 TRY_AGAIN_LATER = 1013
+STORE_LOST_REASON = "the event store is unreachable; reconnect shortly"
+_POSITION = re.compile(r"[0-9]{1,18}")  # a bigint, written plainly
 
 
-async def serve_socket(
-    websocket: WebSocket, ports: Ports, session_id: str, token: str | None, after_position: int | None
-) -> None:
+class HandshakeRefused(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason  # a close reason: at most 123 bytes, so short and ASCII
+
+
+async def serve_socket(websocket: WebSocket, ports: Ports, session_id: str) -> None:
     await websocket.accept()
-    if await ports.sessions.holder_of(token) != session_id:
-        await websocket.close(code=status.WS_1008_POLICY_VIOLATION, reason="invalid session token")
+    try:
+        after_position = _after_position(websocket.query_params.get("after_position"))
+        if await ports.sessions.holder_of(websocket.query_params.get("token")) != session_id:
+            raise HandshakeRefused("invalid session token")
+    except HandshakeRefused as refused:
+        await websocket.close(code=status.WS_1008_POLICY_VIOLATION, reason=refused.reason)
+        return
+    except psycopg.OperationalError:
+        await websocket.close(code=TRY_AGAIN_LATER, reason=STORE_LOST_REASON)
         return
     outbox = Outbox(session_id, ports.settings.max_pending_messages)
     ports.follower.register(outbox)  # before anything is read for it: see follower.py
@@ -60,15 +78,30 @@ async def serve_socket(
                 await task  # a failure of the reader or writer surfaces here, after the others stopped
     if outbox.overflowed.is_set():
         await websocket.close(code=TRY_AGAIN_LATER, reason="too slow: reconnect with after_position")
+    elif socket.store_lost:
+        await websocket.close(code=TRY_AGAIN_LATER, reason=STORE_LOST_REASON)
+
+
+def _after_position(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    if not _POSITION.fullmatch(raw):
+        raise HandshakeRefused("after_position must be a whole number >= 0")
+    return int(raw)
 
 
 class _Socket:
     def __init__(self, websocket: WebSocket, outbox: Outbox, ports: Ports) -> None:
         self.websocket, self.outbox, self.ports = websocket, outbox, ports
         self.session_id = outbox.session_id
+        self.store_lost = False  # the socket could not even start: the client is told to reconnect
 
     async def read(self, after_position: int | None) -> None:
-        await self.ports.follower.start(self.outbox, after_position)
+        try:
+            await self.ports.follower.start(self.outbox, after_position)
+        except psycopg.OperationalError:
+            self.store_lost = True
+            return
         while True:
             received = await self.websocket.receive()
             if received["type"] == "websocket.disconnect":
@@ -92,17 +125,18 @@ class _Socket:
             await self.dispatch(frame)
         except FrameError as refused:
             self.outbox.reply(messages.error(refused.code, refused.message, run_id))
-        except psycopg.OperationalError:
-            self.outbox.reply(
-                messages.error("unavailable", "the event store is unreachable; try again", run_id)
-            )
+        except psycopg.OperationalError:  # PoolTimeout too: nothing was recorded, the client may resend
+            self.outbox.reply(messages.error("unavailable", messages.STORE_REFUSED, run_id))
 
     async def dispatch(self, frame: ClientFrame) -> None:
-        requests = self.ports.requests
+        requests, limits = self.ports.requests, limits_of(self.websocket.app.state, self.ports.settings)
+        if not isinstance(frame, QueryFrame | PingFrame):
+            self.ration(limits.frames, "requests about runs")
         match frame:
             case QueryFrame():
-                self.ration_questions()
-                await requests.ask(self.session_id, frame)  # planning_start follows, from the log
+                self.ration(limits.queries, "questions")
+                asked = await requests.ask(self.session_id, frame)  # planning_start follows, from the log
+                self.outbox.expect_run(asked.envelope.correlation_id)
             case InterruptResponseFrame():
                 await requests.answer_plan(self.session_id, frame)
             case InputResponseFrame():
@@ -116,19 +150,18 @@ class _Socket:
             case PingFrame():
                 self.outbox.reply(messages.pong())
 
-    def ration_questions(self) -> None:
-        limits = limits_of(self.websocket.app.state, self.ports.settings)
-        wait_s = limits.queries.take(self.session_id)
-        if wait_s:
+    def ration(self, limit: RateLimit, what: str) -> None:
+        if wait_s := limit.take(self.session_id):
             raise FrameError(
-                "rate_limited",
-                f"too many questions in this session; ask again in {retry_after(wait_s)} s",
+                "rate_limited", f"too many {what} in this session; send again in {retry_after(wait_s)} s"
             )
 
     async def resume(self, after_position: int) -> None:
         head = await self.ports.follower.reads.head()
         if after_position > head:
-            raise FrameError("invalid_position", f"after_position {after_position} is past the head ({head})")
+            raise FrameError(
+                "invalid_position", f"after_position {quoted(after_position)} is past the head ({head})"
+            )
         if after_position < self.outbox.sent_up_to:
             self.outbox.reply(
                 messages.error(

@@ -191,6 +191,11 @@ async def test_plan_approval_answers_become_events(gateway: Gateway, store: Even
         assert approval["message"] and approval["actions"] == ["approve", "modify", "reject"]
         assert (request["intent"], request["strategy"]) == ("RISK_ANALYSIS", "parallel")
         assert [m["type"] for m in client.received].count("plan_ready") == 1
+        bad_edit = [{"step_id": "legal", "task": "x", "depends_on": ["nowhere"]}]
+        await client.send(
+            {"type": "interrupt_response", "run_id": run_id, "action": "modify", "modified_todos": bad_edit}
+        )
+        assert (await client.next())["code"] == "invalid_plan"
         edited = [{**request["execution_steps"][1], "task": "주택임대차보호법 제7조 검색"}]
         await client.send(
             {"type": "interrupt_response", "run_id": run_id, "action": "modify", "modified_todos": edited}
@@ -214,31 +219,33 @@ async def test_plan_approval_answers_become_events(gateway: Gateway, store: Even
         final = await client.until_type("final_response")
         assert (final["run_id"], final["response"]["type"]) == (rejected_run, "guidance")
 
-        bad_edit = [{"step_id": "legal", "task": "x", "depends_on": ["nowhere"]}]
-        await client.send(
-            {"type": "interrupt_response", "run_id": run_id, "action": "modify", "modified_todos": bad_edit}
-        )
-        assert (await client.next())["code"] == "invalid_plan"
-
 
 async def test_skip_and_cancel_requests_become_events(gateway: Gateway, store: EventStore) -> None:
     session_id, token = await new_session(gateway)
     async with connected(gateway, session_id, token) as client:
         run_id = await ask(client, "강남구 아파트 매매 시세")
+        script, query = script_for(await first_of_type(store, run_id, "QueryReceived"))
+        await store.append([script.planned(query, SEARCH, LEGAL, strategy="parallel")])
+        await client.until_type("plan_ready")
         await client.send({"type": "todo_skip", "run_id": run_id, "todo_id": "legal"})
         skip = await first_of_type(store, run_id, "StepSkipRequested")
         assert skip.envelope.data["step_id"] == "legal" and skip.envelope.session_id == session_id
         await client.send({"type": "cancel", "run_id": run_id, "reason": "그만"})
         assert (await first_of_type(store, run_id, "RunCancelRequested")).envelope.data["reason"] == "그만"
+        by_rest = await ask(client, "REST로 취소할 질문")
     async with httpx.AsyncClient(base_url=gateway.http_url, headers=bearer(token)) as http:
         cancelled = await http.post(
-            f"/api/sessions/{session_id}/runs/{run_id}/cancel", json={"reason": "REST"}
+            f"/api/sessions/{session_id}/runs/{by_rest}/cancel", json={"reason": "REST"}
         )
+        again = await http.post(f"/api/sessions/{session_id}/runs/{run_id}/cancel", json={"reason": "또"})
     assert cancelled.status_code == 202
-    requests = [
-        r for r in await store.read_correlation(run_id) if r.envelope.event_type == "RunCancelRequested"
-    ]
-    assert [r.envelope.data["reason"] for r in requests] == ["그만", "REST"]
+    assert again.status_code == 409 and "cancelled already" in again.json()["detail"]
+
+    async def cancel_reasons(run: str) -> list[str]:
+        events = await store.read_correlation(run)
+        return [r.envelope.data["reason"] for r in events if r.envelope.event_type == "RunCancelRequested"]
+
+    assert (await cancel_reasons(run_id), await cancel_reasons(by_rest)) == (["그만"], ["REST"])
 
 
 BAD_FRAMES: list[tuple[str | bytes, str]] = [

@@ -66,7 +66,7 @@ async def test_a_run_is_one_trace_from_the_gateway_through_a_handler_to_the_even
         log.info("planning %s", ctx.event.run_id)
         return await plan_once(ctx)
 
-    asked = await RunRequests(store, Reads(store.pool)).ask("s1", QueryFrame(type="query", query="전세 시세"))
+    asked = await RunRequests(Reads(store.pool)).ask("s1", QueryFrame(type="query", query="전세 시세"))
     consumer = planner(store, nc, infra, planning)
     with caplog.at_level(logging.INFO, logger=log.name):
         async with running(Publisher(store.pool, nc.jetstream(), infra), consumer):

@@ -49,7 +49,8 @@ export class Conversation {
     }
     if (!runId) return;
     if (!isWellFormed(message)) return;
-    if (message.type === "input_received") this.dropPending(text(message.message));
+    const received = inputReceived(message);
+    if (received) this.dropPending(text(received.message));
     const nearEnd = this.isNearEnd();
     const run = this.ensure(runId, text(message.query));
     handler(run, message, this.announce);
@@ -162,17 +163,20 @@ const HANDLERS = {
     run.input = { step_id: text(m.step_id), questions: list(m.questions).map(record), message: text(m.message), sent: false };
     announce("진행하려면 몇 가지 정보가 더 필요해요.");
   },
-  // The form answered (from the form, or by a message typed; that message is keyed by its position so a
-  // replay shows it once).
-  input_received(run, m) {
-    if (run.input?.step_id === text(m.step_id)) run.input = null;
-    if (text(m.message)) run.replies.set(m.position, text(m.message));
-  },
   execution_start: todos,
-  todo_updated: todos,
+  // A todo_updated may say the form was answered (from the form, or by a message typed; that message is
+  // keyed by its position so a replay shows it once).
+  todo_updated(run, m, announce) {
+    todos(run, m, announce);
+    const received = inputReceived(m);
+    if (!received) return;
+    if (run.input?.step_id === text(received.step_id)) run.input = null;
+    if (text(received.message)) run.replies.set(m.position, text(received.message));
+  },
   final_response(run, m, announce) {
     run.final = record(m.response);
     run.approval = null;
+    run.notice = null;
     announce(run.final.type === "error" ? "요청을 처리하지 못했어요." : "답변이 도착했어요.");
   },
 };
@@ -186,13 +190,17 @@ function isWellFormed(m) {
       return Array.isArray(m.execution_steps);
     case "input_request":
       return typeof m.step_id === "string" && Array.isArray(m.questions);
-    case "input_received":
-      return typeof m.step_id === "string";
     case "final_response":
       return Boolean(m.response) && typeof m.response === "object" && typeof m.response.content === "string";
     default:
       return true;
   }
+}
+
+// The answers a `todo_updated` carries when it reports a form answered, else null.
+function inputReceived(m) {
+  const received = m.type === "todo_updated" ? record(m.input_received) : {};
+  return typeof received.step_id === "string" ? received : null;
 }
 
 function todos(run, m, announce) {
