@@ -245,3 +245,50 @@ async def test_messages_the_page_cannot_use_are_ignored(page: Page) -> None:
     await ask(page, "안녕하세요")
     await expect(turn(page, "안녕하세요").locator(".guidance")).to_be_visible(timeout=QUICK)
     await screenshot(page, "13-after-bad-messages")
+
+
+async def test_a_form_answered_in_a_todo_update_and_a_store_outage_are_shown_in_the_turn(page: Page) -> None:
+    """The gateway tells a form answered by a typed message inside a `todo_updated` (`input_received`),
+    and a store outage as an `error` of the run: both belong to the run's turn."""
+    step = {"step_id": "lease", "team": "document", "task": "임대차계약서 작성", "depends_on": []}
+    typed = "주소는 반포대로 58이에요"
+    told = [
+        {"type": "planning_start", "run_id": "r-e2e", "position": 900001, "query": DOCUMENT},
+        {
+            "type": "input_request",
+            "run_id": "r-e2e",
+            "position": 900002,
+            "step_id": "lease",
+            "questions": [{"field": "address", "label": "임차주택 소재지"}],
+            "message": "주소를 알려주세요",
+        },
+        {
+            "type": "error",
+            "run_id": "r-e2e",
+            "position": None,
+            "code": "store_unavailable",
+            "message": "일시적으로 저장소에 연결할 수 없어 잠시 후 이어갑니다",
+        },
+    ]
+    await ask(page, "안녕")  # a session, and its socket to deliver to
+    await expect(turn(page, "안녕").locator(".guidance")).to_be_visible(timeout=QUICK)
+    for message in told:
+        await page.evaluate(DELIVER, json.dumps(message, ensure_ascii=False))
+    waiting = turn(page, DOCUMENT)
+    await expect(waiting.locator("form.questions")).to_be_visible(timeout=QUICK)
+    await expect(waiting.locator(".notice")).to_have_text(
+        "일시적으로 저장소에 연결할 수 없어 잠시 후 이어갑니다"
+    )
+
+    answered = {
+        "type": "todo_updated",
+        "run_id": "r-e2e",
+        "position": 900003,
+        "execution_steps": [{**step, "status": "pending"}],
+        "progress_pct": 0,
+        "input_received": {"step_id": "lease", "answers": {"address": "반포대로 58"}, "message": typed},
+    }
+    await page.evaluate(DELIVER, json.dumps(answered, ensure_ascii=False))
+    await expect(waiting.locator("form.questions")).to_have_count(0)
+    await expect(waiting.locator(".bubble.user", has_text=typed)).to_be_visible()
+    await expect(waiting.locator(".notice")).to_have_count(0)
