@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,6 +17,7 @@ from contracts.gateway import InputProvided, QueryOptions, QueryReceived
 from contracts.planner import PlanReady
 from contracts.results import Question, StepResult
 from contracts.supervisor import PlanApprovalRequested, ResponseReady, RunFailed, StepStarted
+from contracts.teams import StepCompleted
 from contracts.values import Intent, IntentType, PlanStep, Team
 from services.platform.bus import ConsumerPolicy
 from services.platform.consumer import HandlerContext, Outcome, Poison, Subscription
@@ -24,7 +26,7 @@ from services.platform.service import Build, Wiring
 from services.platform.team import StepFailure, StepOutput, StepWork, team_subscription
 from services.projector.audit import timeline
 from services.supervisor.__main__ import build as supervisor_build
-from services.supervisor.bootstrap import SupervisorSettings, build_supervisor
+from services.supervisor.bootstrap import SupervisorSettings, build_supervisor, respond_by_rules
 from services.supervisor.ending import RunLimits
 from services.supervisor.timers import TimerLoop
 from services.supervisor.watchdog import PLANNER_CONSUMER, Watchdog
@@ -273,3 +275,34 @@ async def test_a_plan_waiting_for_approval_expires_and_the_person_is_told(
         FAILED_SENTENCE + "계획 승인을 1초 동안 기다렸지만 답이 없어 요청을 마감했습니다. "
         "이어서 진행하려면 질문을 다시 보내 주세요."
     )
+
+
+async def test_a_timed_decision_that_raises_is_put_back_and_holds_no_other_run(store) -> None:
+    """The timer loop path of a decision that keeps failing: the run waits its turn again (and the
+    watchdog ends it if it never succeeds); the run due after it is decided in the same tick."""
+
+    async def broken_for_bad(state) -> Sequence[Event]:
+        if state.run_id == "bad":
+            raise RuntimeError("the composer has a bug for this run")
+        return await respond_by_rules(state)
+
+    supervisor = dataclasses.replace(build_supervisor(SupervisorSettings()), respond=broken_for_bad)
+    done = StepCompleted(run_id="x", step_id="search", team=Team.SEARCH, summary="완료", duration_ms=1)
+    for run_id in ("bad", "good"):
+        plan = PlanReady(run_id=run_id, intent=Intent(type=IntentType.UNCLEAR, confidence=0.5), mode="rules")
+        await append(store, run_id, plan.model_copy(update={"steps": [SEARCH]}) if run_id == "bad" else plan)
+    started = StepStarted(run_id="bad", step_id="search", team=Team.SEARCH, task="t", timeout_s=20)
+    await append(store, "bad", started, done.model_copy(update={"run_id": "bad"}))
+    now = supervisor.clock()
+    async with store.pool.connection() as conn:
+        for run_id, due in (("bad", now - timedelta(seconds=2)), ("good", now - timedelta(seconds=1))):
+            await conn.execute(
+                "INSERT INTO supervisor_timers (run_id, due_at) VALUES (%s, %s)", (run_id, due)
+            )
+    assert await TimerLoop(store.pool, supervisor).fire_due() == 2
+    assert [e.event_type for e in await events_of(store, "good")][-1] == "ResponseReady"  # guidance
+    assert [e.event_type for e in await events_of(store, "bad")][-1] == "StepCompleted"
+    async with store.pool.connection() as conn:
+        cur = await conn.execute("SELECT run_id, due_at FROM supervisor_timers")
+        timers = {r["run_id"]: r["due_at"] for r in await cur.fetchall()}
+    assert list(timers) == ["bad"] and timers["bad"] > now  # put back, not dropped
