@@ -31,6 +31,8 @@ from rich.prompt import Prompt
 from rich.table import Table
 from rich.text import Text
 
+from services.gateway.messages import STORE_UNAVAILABLE_CODE
+
 DEFAULT_URL = "http://127.0.0.1:8000"
 RUN_ENDED_IN_ERROR, GATEWAY_UNREACHABLE, TIMED_OUT = 1, 2, 3
 STATUS_MARKS = {"pending": "·", "in_progress": "▶", "completed": "✔", "failed": "✘", "skipped": "↷"}
@@ -129,7 +131,7 @@ class Screen:
             self.live.start()
         elif kind in ("execution_start", "todo_updated") and self.live:
             self.live.update(_todo_table(view), refresh=True)
-        elif kind == "input_request":
+        elif kind == "input_request" or (kind == "error" and message["code"] == STORE_UNAVAILABLE_CODE):
             self.console.print(Text(message["message"], style="yellow"))
         elif kind == "final_response":
             self.close()
@@ -229,7 +231,7 @@ async def converse(
             await socket.send(json.dumps({"type": "query", "query": query, "require_approval": approve}))
             async for raw in socket:
                 message = json.loads(raw)
-                if message["type"] == "error":
+                if message["type"] == "error" and message["code"] != STORE_UNAVAILABLE_CODE:
                     raise Refused(message["code"], message["message"])
                 view.apply(message)
                 screen.show(view, message)

@@ -10,7 +10,7 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from services.gateway.ask import RunView, Screen, show_answer, waits_for_approval
-from services.gateway.messages import APPROVAL_PROMPT
+from services.gateway.messages import APPROVAL_PROMPT, STORE_UNAVAILABLE, store_unavailable
 
 pytestmark = pytest.mark.unit
 
@@ -118,3 +118,13 @@ def test_a_piped_run_shows_the_answer_on_lines_of_its_own() -> None:
         view.apply(message)
         screen.show(view, message)
     assert out.getvalue().endswith(f"0%\n{ANSWER}\n· 주택임대차보호법 제7조\n매물 1건\n")
+
+
+def test_a_store_outage_is_shown_and_the_run_followed_on() -> None:
+    """The gateway's `store_unavailable` error refuses nothing: the run waits and goes on."""
+    console, out = piped()
+    view, screen = RunView(run_id="r1"), Screen(console)
+    notice = store_unavailable("r1")
+    view.apply(notice)
+    screen.show(view, notice)
+    assert out.getvalue().split() == STORE_UNAVAILABLE.split() and view.response is None  # wrapped at 20
