@@ -31,7 +31,9 @@ class SupervisorSettings(BaseSettings):
     - RETRY_FIRST_DELAY_S / RETRY_MAX_DELAY_S: backoff between a failed step's attempts.
     - STALL_AFTER_S (300): a run with no event this long past its own deadlines (a step's timeout, a
       retry's backoff) ends with RunFailed `stalled`; planning has no deadline of its own, so a run
-      still unplanned after this long ends too.
+      still unplanned after this long ends too. Silence is counted only while the watchdog reaches
+      the store, so a Postgres outage is survived; keep it above the longest NATS outage (or
+      planning or response LLM call, with its retries) that runs should outlive.
     - PERSON_WAIT_S (86400, a day): a run waiting for the person (plan approval, a step's questions)
       ends with RunFailed `expired` after this long without an answer.
     - MAX_INPUT_ROUNDS (5): how many times a run may ask the person; a step asking once more ends

@@ -14,7 +14,8 @@ InputProvided; a run asks at most `RunLimits.max_input_rounds` times, then ends 
 
 The end: a run whose steps have all settled is answered (ResponseReady) when at least one step
 completed, so the person gets what there is and is told what failed. When none completed and at
-least one failed there is nothing to answer with: the run ends with RunFailed(steps_failed).
+least one failed there is nothing to answer with: the run ends with RunFailed(steps_failed). (A run
+whose every step the person skipped is still answered: a ResponseReady saying nothing was done.)
 ending.py lists every cause of RunFailed; the ones no event triggers are the watchdog's.
 
 Decisions are applied to the state as they are made and the loop runs

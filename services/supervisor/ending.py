@@ -4,14 +4,14 @@ Every run ends with exactly one of ResponseReady, RunFailed, RunCancelled or Pla
 that cannot go on ends with RunFailed, whose `code` says why (operators read it in `jipsa audit`)
 and whose `reason` is the sentence the person is shown: what went wrong and what to do.
 
-| code                  | cause                                                       | who decides it  |
-|-----------------------|-------------------------------------------------------------|-----------------|
-| steps_failed          | every step settled, none completed, at least one failed     | decide.py       |
-| too_many_input_rounds | a step asks the person again after `max_input_rounds`       | decide.py       |
-| planning_failed       | the planner's QueryReceived message was parked              | watchdog.py     |
-| decision_failed       | a supervisor message of the run was parked                  | watchdog.py     |
-| stalled               | no event for `stall_after_s` past the run's own deadlines   | watchdog.py     |
-| expired               | the person did not answer (approval, input) in `person_wait_s` | watchdog.py  |
+| code                  | cause                                                          | decided by  |
+|-----------------------|----------------------------------------------------------------|-------------|
+| steps_failed          | every step settled, none completed, at least one failed        | decide.py   |
+| too_many_input_rounds | a step asks the person again after `max_input_rounds`          | decide.py   |
+| planning_failed       | the planner's QueryReceived message was parked                 | watchdog.py |
+| decision_failed       | a supervisor message of the run was parked                     | watchdog.py |
+| stalled               | no event for `stall_after_s` past the run's own deadlines      | watchdog.py |
+| expired               | the person did not answer (approval, input) in `person_wait_s` | watchdog.py |
 
 Pure: no I/O, no clock of its own; times come from the run's events and the caller's `now`.
 """

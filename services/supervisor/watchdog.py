@@ -2,7 +2,7 @@
 
 Every `every_s` it ends, with RunFailed (ending.py), every run that has no ending event and
 - has a message parked as a dead letter by the planner (planning_failed) or by the supervisor
-  itself (decision_failed): nobody will ever take that run's next step; or
+  itself (decision_failed), and no event since: nobody will ever take that run's next step; or
 - has had no event for longer than its own deadlines allow (stalled), or has waited for the person
   longer than `person_wait_s` (expired): the pure verdict of `ending.overdue`.
 
@@ -88,7 +88,9 @@ class Watchdog:
         return ended
 
     async def _parked_runs(self) -> list[tuple[str, Callable[[str], RunFailed]]]:
-        """Open runs with a planner or supervisor message parked (a re-driven letter's id has a suffix)."""
+        """Open runs with a planner or supervisor message parked and no event since (a run that moved on
+        after a parked decision, say one that lost too many races, is decided by later triggers; the
+        stall check still watches it). A re-driven letter's id has a suffix."""
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 """
@@ -97,8 +99,8 @@ class Watchdog:
                   JOIN events e ON e.event_id::text = split_part(d.event_id, ':', 1)
                  WHERE d.replayed_at IS NULL
                    AND (d.consumer = %(planner)s OR d.consumer LIKE %(supervisor)s)
-                   AND NOT EXISTS (SELECT 1 FROM events f
-                                    WHERE f.stream_id = e.stream_id AND f.event_type = ANY(%(endings)s))
+                   AND NOT EXISTS (SELECT 1 FROM events f WHERE f.stream_id = e.stream_id
+                                      AND (f.event_type = ANY(%(endings)s) OR f.recorded_at > d.parked_at))
                 """,
                 {"planner": PLANNER_CONSUMER, "supervisor": f"{CONSUMER_PREFIX}%", "endings": list(ENDINGS)},
             )
