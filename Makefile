@@ -32,10 +32,10 @@ bench: install  ## figures beside baselines measured in the same run: backbone, 
 eval: install  ## every dev set end to end through the WebSocket, rules mode, one table (--details lists misses)
 	$(PY) -m tests.eval $(ARGS)
 
-chaos: install  ## 200 runs while services are SIGKILLed, Postgres restarted, NATS wiped (--runs N via ARGS)
+chaos: install  ## 200 runs while services are SIGKILLed, Postgres restarted, NATS wiped (--runs N via ARGS); runs by outcome, exits 1 on a run with no final event or an error
 	$(PY) -m tests.chaos.run $(ARGS)
 
-load: install  ## 50 concurrent WebSocket sessions asking a mixed set (--sessions N --questions M via ARGS)
+load: install  ## 50 concurrent WebSocket sessions asking a mixed set (--sessions N --questions M via ARGS); exits 1 on a partial or error answer
 	$(PY) -m tests.load.run $(ARGS)
 
 lint: install
