@@ -35,6 +35,26 @@ _AFTER_SHORT = (
 )
 
 
+# What may follow a complex's name for it to be the name and not part of a longer word ("테헤란로" is
+# a road, not the complex 테헤란): nothing, a non-letter, a particle or a housing word.
+_AFTER_COMPLEX = (
+    r"(?=$|[^가-힣A-Za-z0-9]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|쪽|근처|주변|아파트|오피스텔|단지"
+    r"|매매|전세|월세|단기|시세|호가|가격|실거래|값|몇)"
+)
+MIN_NAME_ALONE = 3  # a shorter complex name (현대, 우성, 장미) means a complex only beside its 동 or 구
+
+
+def compact(text: str) -> str:
+    """The text without spaces: names are compared spacing aside ("잠실 엘스" is 잠실엘스)."""
+    return re.sub(r"\s+", "", text)
+
+
+def named_as_word(text: str, name: str) -> bool:
+    """`name` is written in `text` as a word of its own, spaces inside it ignored ("잠실 엘스")."""
+    chars = r"\s*".join(re.escape(c) for c in compact(name))
+    return re.search(rf"(?<![가-힣A-Za-z0-9]){chars}{_AFTER_COMPLEX}", text) is not None
+
+
 @dataclass(frozen=True)
 class Places:
     """Places named in a text, each list in the order first named."""
@@ -48,12 +68,33 @@ class Gazetteer:
     """Finds places in text. Built once (its patterns compile here) and shared: it is never changed."""
 
     def __init__(
-        self, dong_gu: Mapping[str, str | None], stations: Iterable[str], gu: Iterable[str] = SEOUL_GU
+        self,
+        dong_gu: Mapping[str, str | None],
+        stations: Iterable[str],
+        gu: Iterable[str] = SEOUL_GU,
+        complexes: Iterable[str] = (),
     ):
         self.dong_gu = dict(dong_gu)  # 동 -> its 구, None when the 동 name is found in several 구
         self.stations = frozenset(stations)
         self.gu = tuple(gu)
+        full = {*self.gu, *self.dong_gu, *self.stations}
+        # Names that are places before they are complexes (a complex called 역삼 is not meant by
+        # "역삼 전세"): every 구, 동 and station, with and without its suffix.
+        self.place_names = frozenset(full | {name[:-1] for name in full})
+        # Complex names that can stand alone in a question: long enough and not a place's name.
+        self.complexes = frozenset(
+            c for c in map(compact, complexes) if len(c) >= MIN_NAME_ALONE and c not in self.place_names
+        )
         self._patterns = self._compile()
+
+    def complexes_named(self, text: str) -> list[str]:
+        """The complexes a text names on their own ("리센츠는요?"), longest first; a complex named
+        inside a longer one ("래미안" in "래미안대치팰리스") is not named again."""
+        flat = compact(text) if isinstance(text, str) else ""
+        found = sorted(
+            (c for c in self.complexes if c in flat and named_as_word(text, c)), key=len, reverse=True
+        )
+        return [c for i, c in enumerate(found) if not any(c in longer for longer in found[:i])]
 
     def find(self, text: str) -> Places:
         """The 구, 동 and stations a text names; a 동 adds its 구."""
@@ -93,10 +134,12 @@ def _add(names: list[str], name: str) -> None:
 
 
 def read_gazetteer(paths: tuple[Path, ...]) -> Gazetteer:
-    """Dongs and stations from listing CSVs with columns gu, dong, subway_station; missing files are
+    """Dongs, stations and complex names from listing CSVs with columns gu, dong, subway_station (and
+    complex_id, name for complexes); missing files are
     skipped, so a planner without the seed data still knows the 25 구."""
     dong_gus: dict[str, set[str]] = {}
     stations: set[str] = set()
+    complexes: set[str] = set()
     for path in paths:
         if not path.is_file():
             continue
@@ -106,9 +149,11 @@ def read_gazetteer(paths: tuple[Path, ...]) -> Gazetteer:
                     dong_gus.setdefault(row["dong"], set()).add(row["gu"])
                 if (row.get("subway_station") or "").endswith("역"):
                     stations.add(row["subway_station"])
+                if row.get("complex_id") and row.get("name"):
+                    complexes.add(row["name"])
     # A dong found in two 구 implies neither.
     dong_gu = {dong: next(iter(gus)) if len(gus) == 1 else None for dong, gus in dong_gus.items()}
-    return Gazetteer(dong_gu, stations)
+    return Gazetteer(dong_gu, stations, complexes=complexes)
 
 
 @lru_cache(maxsize=1)

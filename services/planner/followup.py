@@ -3,7 +3,8 @@
 A follow-up keeps the previous intent and entities and replaces only what the new text names; entities
 travel in groups (a new place replaces the old 구, 동 and stations together, a new size its band and text).
 A text is a follow-up when it is short, is shaped like one (그럼…, …는요?, …로는?, 다시, 대신, 말고) and
-names something; anything longer or unshaped is a full question and is planned on its own.
+names something (a place, a kind, a figure, a complex of the listings); anything longer or unshaped is
+a full question and is planned on its own.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.entities import extract_entities
+from services.housing.places import default_gazetteer
 from services.housing.text import normalize
 from services.planner.intents import find_hits
 
@@ -56,10 +58,11 @@ def is_follow_up(query: str, previous: PriorTurn | None, entities: QueryEntities
     if not text or len(text) > MAX_FOLLOW_UP_CHARS or not _SHAPE.search(text):
         return False
     entities = entities if entities is not None else extract_entities(text)
-    names_something = bool(entities.model_dump(exclude_defaults=True)) or any(
-        h.signal.weight >= 2 for h in find_hits(text)
+    return (
+        bool(entities.model_dump(exclude_defaults=True))
+        or any(h.signal.weight >= 2 for h in find_hits(text))
+        or bool(default_gazetteer().complexes_named(text))  # "그럼 리센츠는요?"
     )
-    return names_something
 
 
 def previous_entities(previous: PriorTurn) -> QueryEntities:

@@ -18,9 +18,7 @@ minutes to the asked station when one was; otherwise by household count (big com
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from psycopg_pool import AsyncConnectionPool
@@ -28,7 +26,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.entities import QueryEntities
 from contracts.results import Figure, ListingRow, StepResult
 from services.housing.amounts import Bounds, bounds_text
-from services.housing.places import default_gazetteer
+from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, named_as_word
 from services.platform.team import StepWork
 
 SNAPSHOT_DATE = "2025-10-08"
@@ -81,6 +79,7 @@ class ListingFilters:
     completion_year_max: int | None = None
     households_min: int | None = None
     households_max: int | None = None
+    complex_ids: tuple[str, ...] = ()  # a complex the question names: its own row, nothing around it
     limit: int = DEFAULT_LIMIT
     offset: int = 0
 
@@ -93,7 +92,7 @@ class ListingFilters:
 
     @property
     def wants_one_rooms(self) -> bool:
-        return "oneroom" in self.property_types and self.deal_type != "sale"
+        return "oneroom" in self.property_types and self.deal_type != "sale" and not self.complex_ids
 
     @property
     def unsupported_types(self) -> tuple[str, ...]:
@@ -185,6 +184,8 @@ def _overlap(lo_col: str, hi_col: str, lo: float | None, hi: float | None, name:
 def complex_where(f: ListingFilters) -> Where:
     where = Where()
     where.add("property_type = ANY(%(complex_types)s)", complex_types=list(f.complex_types))
+    if f.complex_ids:
+        where.add("complex_id = ANY(%(complex_ids)s)", complex_ids=list(f.complex_ids))
     _place(f, where)
     if f.deal_type:
         where.add(f"{f.deal_type}_listing_count > 0")
@@ -339,11 +340,15 @@ def describe(f: ListingFilters) -> str:
 
 
 def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> StepResult:
+    """The total answers first ('서초구 아파트 단지는 453곳입니다'), then which page of them follows."""
     unit = "곳" if f.complex_types else "건"
-    what = "매물이 있는 단지" if f.complex_types else "매물"
-    headline = f"{describe(f)} {what} {total}{unit} 중 {len(rows)}{unit}"
-    if f.offset:
-        headline += f" ({f.offset + 1}번째부터)"
+    # Without a deal kind every complex counts, listed or not; with one, only those listing it.
+    what = "매물이 있는 단지" if f.complex_types and f.deal_type else "단지" if f.complex_types else "매물"
+    headline = f"{describe(f)} {what}는 {total:,}{unit}입니다"
+    if rows and (len(rows) < total or f.offset):
+        first = f"{f.offset + 1}번째부터 " if f.offset else ""
+        headline += f". 그중 {first}{len(rows)}{unit}을 보여 드립니다"
+    headline += "."
     findings = [f"{SNAPSHOT_DATE} 매물 스냅샷의 호가 기준이며 실거래가가 아닙니다.", _sort_note(f)]
     if asked := asked_prices(f):
         findings.insert(0, f"검색 조건: {asked}")
@@ -374,21 +379,19 @@ def _sort_note(f: ListingFilters) -> str:
 
 
 async def listing_search(ctx: SearchContext, step: StepWork) -> StepResult:
-    """The listing tool: filters from the step, one page of rows, the total and how it was sorted."""
+    """The listing tool: filters from the step, one page of rows, the total and how it was sorted.
+    A complex the question names is the one row shown: the person asked about it, not its 구."""
     f = filters_from_step(step)
+    named = await complex_of_step(ctx.pool, step, f)
+    if named is not None:
+        f = replace(f, complex_ids=(named.complex_id,))
     total, rows = await fetch_listings(ctx.pool, f)
+    if named is not None:
+        return listing_result(f, total, rows).model_copy(update={"headline": None})
     return listing_result(f, total, rows)
 
 
 # --- a complex named in the question -------------------------------------------------------------
-
-# What may follow a complex's name for it to be the name and not part of a longer word ("테헤란로" is
-# a road, not the complex 테헤란): nothing, a non-letter, a particle or a housing word.
-_AFTER_NAME = (
-    r"(?=$|[^가-힣A-Za-z0-9]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|쪽|근처|주변|아파트|오피스텔|단지"
-    r"|매매|전세|월세|단기|시세|호가|가격|실거래|값|몇)"
-)
-MIN_NAME_ALONE = 3  # a shorter name (현대, 우성, 장미, 정원) means a complex only beside its 동 or 구
 
 
 @dataclass(frozen=True)
@@ -405,35 +408,17 @@ class NamedComplex:
     listings: dict[str, int]  # deal type -> listings on the day
 
 
-def compact(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
-@lru_cache(maxsize=1)
-def _place_names() -> frozenset[str]:
-    """Names that are places before they are complexes (a complex called 역삼 or 서초 is not meant by
-    "역삼 전세"): the gazetteer's 구, 동 and stations, with and without their suffix."""
-    g = default_gazetteer()
-    full = {*g.gu, *g.dong_gu, *g.stations}
-    return frozenset(full | {name[:-1] for name in full})
-
-
-def _named_in(text: str, name: str) -> bool:
-    """`name` is written in `text` as a word of its own, spaces inside it ignored ("잠실 엘스")."""
-    chars = r"\s*".join(re.escape(c) for c in compact(name))
-    return re.search(rf"(?<![가-힣A-Za-z0-9]){chars}{_AFTER_NAME}", text) is not None
-
-
 def pick_named_complex(text: str, candidates: list[NamedComplex], f: ListingFilters) -> NamedComplex | None:
     """The complex the question names: its exact name (spacing aside) written as a word, not a place
     name, in the places the question also names if any; the longest name wins ("래미안대치팰리스"
     over "래미안"), then the biggest complex among namesakes."""
+    places = default_gazetteer().place_names
 
     def fits(c: NamedComplex) -> bool:
         in_places = (not f.gu or c.gu in f.gu) and (not f.dong or c.dong in f.dong)
         placed = bool(f.gu or f.dong) and in_places
         short_ok = len(compact(c.name)) >= MIN_NAME_ALONE or placed
-        return compact(c.name) not in _place_names() and in_places and short_ok and _named_in(text, c.name)
+        return compact(c.name) not in places and in_places and short_ok and named_as_word(text, c.name)
 
     found = [c for c in candidates if fits(c)]
     if not found:
@@ -446,6 +431,17 @@ _RANGE_COLUMNS = {
     "jeonse": ("jeonse_min_manwon", "jeonse_max_manwon"),
     "monthly": ("monthly_rent_min_manwon", "monthly_rent_max_manwon"),
 }
+
+
+async def complex_of_step(
+    pool: AsyncConnectionPool, step: StepWork, f: ListingFilters
+) -> NamedComplex | None:
+    """The complex the step's question names, or for a follow-up ("그럼 매매는요?") the one its earlier
+    question named, unless the follow-up moved to places the complex is not in."""
+    for text in (step.query, step.inputs.get("previous_query")):
+        if isinstance(text, str) and (named := await find_named_complex(pool, text, f)) is not None:
+            return named
+    return None
 
 
 async def find_named_complex(pool: AsyncConnectionPool, text: str, f: ListingFilters) -> NamedComplex | None:

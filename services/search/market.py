@@ -46,10 +46,10 @@ from services.search.listings import (
     ListingFilters,
     NamedComplex,
     SearchContext,
+    complex_of_step,
     complex_where,
     describe,
     filters_from_step,
-    find_named_complex,
     one_room_where,
 )
 
@@ -492,7 +492,7 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
         f = replace(f, deal_type="sale")
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
     months = int(step.inputs.get("window_months") or DEFAULT_WINDOW_MONTHS)
-    named = await find_named_complex(ctx.pool, step.query, f)
+    named = await complex_of_step(ctx.pool, step, f)
     if named is not None:
         f = around_complex(f, named)
     result = market_result(await _stats_for(ctx, f, months))

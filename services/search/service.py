@@ -19,7 +19,7 @@ from contracts.telemetry import ToolDecisionRecorded
 from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork
 from services.platform.tool_choice import pick_tools
 from services.search.keywords import with_keywords
-from services.search.tools import TOOL_DESCRIPTIONS, SearchContext, Tool, choose_tools
+from services.search.tools import TOOL_DESCRIPTIONS, SearchContext, Tool, answering_first, choose_tools
 
 log = logging.getLogger("jipsa.search")
 
@@ -46,7 +46,8 @@ def search_work(ctx: SearchContext, tools: Mapping[str, Tool]) -> TeamWork:
             ),
             with_keywords(ctx.llm, step),
         )
-        runs = await asyncio.gather(*(_run(name, tools[name], ctx, step) for name in choice.names))
+        names = answering_first(step, choice.names)
+        runs = await asyncio.gather(*(_run(name, tools[name], ctx, step) for name in names))
         decision = ToolDecisionRecorded(
             run_id=step.run_id,
             step_id=step.step_id,

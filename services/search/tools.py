@@ -81,6 +81,18 @@ TOOL_DESCRIPTIONS = {
 }
 
 
+# A question that counts ("단지가 몇 개나", "매물 수") is answered by the listing tool's total.
+_COUNT_ASKED = re.compile(r"몇\s*(?:개|곳|군데|단지|건)|개수|(?:단지|매물)\s*수(?![가-힣])")
+
+
+def answering_first(step: StepWork, names: list[str]) -> list[str]:
+    """The tools in the order their headlines should lead the step's answer: as chosen, except that a
+    count asked for puts the listing total first."""
+    if "listing_search" in names and _COUNT_ASKED.search(f"{step.query} {step.task}"):
+        return ["listing_search", *(n for n in names if n != "listing_search")]
+    return names
+
+
 def choose_tools(step: StepWork, available: Mapping[str, Tool]) -> ToolPick:
     """Focus decides when the planner gave one; otherwise keywords of the query and task do."""
     by_focus = [FOCUS_TOOLS[f] for f in _focuses(step) if FOCUS_TOOLS.get(f) in available]

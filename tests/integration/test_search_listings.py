@@ -67,7 +67,10 @@ async def test_gangnam_apartment_jeonse_listings_count_and_page(ctx: Ctx) -> Non
     ents = {"gu": ["강남구"], "property_types": ["apartment"], "deal_type": "jeonse"}
     result = await listing_search(ctx, step(ents))
     assert result.figures[0].value == len(expected)
-    assert result.headline == f"강남구 아파트 전세 매물이 있는 단지 {len(expected)}곳 중 20곳"
+    assert (
+        result.headline
+        == f"강남구 아파트 전세 매물이 있는 단지는 {len(expected)}곳입니다. 그중 20곳을 보여 드립니다."
+    )
     assert len(result.listings) == 20
     households = [r.households or 0 for r in result.listings]
     assert households == sorted(households, reverse=True)
@@ -214,6 +217,16 @@ async def test_a_named_complex_is_answered_with_its_own_range_first(ctx: Ctx) ->
     )
     assert result.data["market_stats"]["scope"] == "송파구 가락동 아파트 전세"
     assert result.findings[0].startswith("비교: 송파구 가락동 아파트 전세 호가는")
+
+
+async def test_a_named_complex_lists_its_own_row_only(ctx: Ctx) -> None:
+    """Asked about 헬리오시티, the listing table holds 헬리오시티 and no other complex; the market
+    tool's headline answers, so the listing tool adds no headline of its own."""
+    query = "헬리오시티 전세 호가 얼마부터 얼마까지 나와있어요?"
+    result = await listing_search(ctx, step({"deal_type": "jeonse"}, query=query))
+    assert [r.name for r in result.listings] == ["헬리오시티"]
+    assert (result.listings[0].price_min_manwon, result.listings[0].price_max_manwon) == (69000, 265000)
+    assert result.headline is None
 
 
 SALE_HEADER = (

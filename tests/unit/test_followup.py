@@ -97,3 +97,14 @@ def test_unreadable_previous_entities_count_as_none() -> None:
     )
     plan = plan_by_rules("서초구는요?", broken)
     assert plan.intent.entities == {"gu": ["서초구"]}
+
+
+def test_a_complex_of_the_listings_named_alone_continues_the_question() -> None:
+    # "잠실엘스 전세 호가 범위" then "그럼 바로 옆 리센츠는요?": 리센츠 is a complex of the data, so the
+    # second turn asks the first turn's question about it (its search reads the new text's name).
+    before = turn("잠실엘스 전세 호가 범위 알려주세요")
+    plan = plan_by_rules("그럼 바로 옆 리센츠는요?", before)
+    assert plan.intent.type is before.intent.type is I.MARKET_INQUIRY
+    assert plan.intent.entities["deal_type"] == "jeonse"
+    assert plan.steps[0].inputs["query"] == "그럼 바로 옆 리센츠는요?"
+    assert not is_follow_up("그럼 바로 옆 단지는요?", before)  # no name: nothing to continue with

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.entities import QueryEntities
+from contracts.results import ListingRow
 from services.housing.area import PYEONG_M2
 from services.housing.entities import extract_entities
 from services.search.listings import (
@@ -114,8 +115,26 @@ def test_query_pages_and_unions_both_tables() -> None:
 def test_result_headline_and_snapshot_note() -> None:
     f = ListingFilters(gu=("강남구",), property_types=("apartment",), deal_type="jeonse")
     result = listing_result(f, 132, [])
-    assert result.headline == "강남구 아파트 전세 매물이 있는 단지 132곳 중 0곳"
+    assert result.headline == "강남구 아파트 전세 매물이 있는 단지는 132곳입니다."
     assert "2025-10-08" in result.findings[0] and result.figures[0].value == 132
+
+
+def test_without_a_deal_kind_every_complex_counts_and_the_total_leads() -> None:
+    # "서초구에 아파트 단지가 몇 개나 돼요?": no deal kind, so no listing filter and no "매물이 있는".
+    f = ListingFilters(gu=("서초구",), property_types=("apartment",))
+    assert "listing_count" not in complex_where(f).sql
+    row = {"kind": "complex", "property_type": "apartment", "gu": "서초구", "dong": "반포동"}
+    rows = [ListingRow(listing_id=str(i), name=f"단지{i}", **row) for i in range(20)]
+    assert (
+        listing_result(f, 453, rows).headline
+        == "서초구 아파트 단지는 453곳입니다. 그중 20곳을 보여 드립니다."
+    )
+
+
+def test_a_named_complex_is_its_own_row_and_never_a_one_room_search() -> None:
+    f = ListingFilters(property_types=("apartment", "oneroom"), deal_type="jeonse", complex_ids=("22627",))
+    assert "complex_id = ANY(%(complex_ids)s)" in complex_where(f).clauses
+    assert not f.wants_one_rooms
 
 
 def test_a_one_room_question_bounds_the_deposit_and_the_monthly_rent_apart() -> None:

@@ -8,7 +8,7 @@ import pytest
 from contracts.results import StepResult
 from services.platform.team import StepFailure, StepWork
 from services.search.service import search_work
-from services.search.tools import SearchContext, choose_tools
+from services.search.tools import SearchContext, answering_first, choose_tools, default_tools
 
 pytestmark = pytest.mark.unit
 CTX = SearchContext(pool=None, legal=None)
@@ -83,3 +83,17 @@ async def test_all_tools_failing_fails_the_step_as_retryable() -> None:
     with pytest.raises(StepFailure) as failure:
         await search_work(CTX, {"legal_search": broken})(step("제7조", ["legal"]))
     assert failure.value.retryable and failure.value.code == "all_tools_failed"
+
+
+@pytest.mark.parametrize(
+    ("query", "lead"),
+    [
+        ("서초구에 아파트 단지가 몇 개나 돼요?", "listing_search"),
+        ("송파구 전세 매물 수 알려줘", "listing_search"),
+        ("서초구 아파트 시세 알려줘", "market_stats"),  # a price question: the statistics answer
+    ],
+)
+def test_a_count_asked_is_answered_by_the_listing_total(query: str, lead: str) -> None:
+    chosen = choose_tools(step(query, ["market", "listings"]), default_tools()).names
+    assert chosen == ["market_stats", "listing_search"]
+    assert answering_first(step(query), chosen)[0] == lead
