@@ -88,10 +88,14 @@ def _envelope(event: Event, run_id: str, state: RunState, cause: Envelope | None
 
 
 async def _set_timers(conn: AsyncConnection, run_id: str, wake_at: datetime | None) -> None:
-    """One wake-up per run: the earliest deadline it waits on (the decision recomputes the rest)."""
-    await conn.execute("DELETE FROM supervisor_timers WHERE run_id = %s", (run_id,))
-    if wake_at is not None:
-        await conn.execute(
-            "INSERT INTO supervisor_timers (run_id, due_at) VALUES (%s, %s)",
-            (run_id, wake_at),
-        )
+    """One wake-up per run: the earliest deadline it waits on (the decision recomputes the rest). An
+    upsert, not delete-then-insert: two triggers of one run deciding at once both find no row to delete,
+    and the second insert would fail on the key instead of waiting to lose the decision's race."""
+    if wake_at is None:
+        await conn.execute("DELETE FROM supervisor_timers WHERE run_id = %s", (run_id,))
+        return
+    await conn.execute(
+        "INSERT INTO supervisor_timers (run_id, due_at) VALUES (%s, %s)"
+        " ON CONFLICT (run_id) DO UPDATE SET due_at = EXCLUDED.due_at",
+        (run_id, wake_at),
+    )
