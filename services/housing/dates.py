@@ -19,7 +19,9 @@ _TERM = re.compile(
     r"(?!\s*(?:전(?!세|월|입|환)|후|된|차|째|도|생|만에))"
 )
 # A contract clause about the lease term (임대차 기간, or from one day ...).
-_TERM_CLAUSE = re.compile(r"기간|부터")
+# A clause states a term when it speaks of 기간 or runs from one point to another ("…부터 …까지"); a
+# lapse counted from a day ("잔금일로부터 1개월이 지난 후 전입신고") is not a term.
+_TERM_CLAUSE = re.compile(r"기간|부터[^.\n]*까지")
 
 
 class DateError(ValueError):

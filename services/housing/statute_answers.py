@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from services.housing.money import format_manwon
+
 RULES = Path(__file__).resolve().parents[2] / "infra" / "seed" / "legal" / "answers.toml"
 
 
@@ -25,11 +27,37 @@ class ArticleRef:
 
 
 @dataclass(frozen=True)
+class Threshold:
+    """Lines an article draws on a lease: it binds when the deposit or the monthly rent is over its line."""
+
+    deposit_over_manwon: int
+    monthly_rent_over_manwon: int
+    over: str  # the verdict when a figure is over: "신고 대상입니다"
+    within: str  # when both are within: "신고 대상이 아닙니다"
+
+    def verdict(self, deposit: int | None, monthly_rent: int | None) -> str | None:
+        """The verdict for the figures given, opening with them; None when they cannot decide (no
+        figure, or only figures within their lines while the other one is unknown)."""
+        given = [f"보증금 {format_manwon(deposit)}" if deposit is not None else None]
+        given.append(f"월 차임 {format_manwon(monthly_rent)}" if monthly_rent else None)  # 전세: none
+        figures = "·".join(g for g in given if g)
+        deposit_line = format_manwon(self.deposit_over_manwon)
+        rent_line = format_manwon(self.monthly_rent_over_manwon)
+        lines = f"보증금 {deposit_line}, 월 차임 {rent_line}"
+        if (deposit or 0) > self.deposit_over_manwon or (monthly_rent or 0) > self.monthly_rent_over_manwon:
+            return f"{figures}이면 {self.over}({lines} 중 하나라도 넘으면 해당)."
+        if deposit is None or monthly_rent is None:
+            return None
+        return f"{figures}이면 {self.within}({lines}을 모두 넘지 않음)."
+
+
+@dataclass(frozen=True)
 class StatuteAnswer:
     subject: str
     asks: re.Pattern[str]
     says: str
     articles: tuple[ArticleRef, ...]
+    threshold: Threshold | None = None
 
 
 @cache
@@ -42,6 +70,7 @@ def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
             asks=re.compile(row["asks"], re.IGNORECASE),
             says=row["says"],
             articles=tuple(_ref(ref) for ref in row["articles"]),
+            threshold=Threshold(**row["threshold"]) if "threshold" in row else None,
         )
         for row in book["answer"]
     )

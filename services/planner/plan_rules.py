@@ -230,6 +230,10 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
     law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
     if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
         ids = [step for step in ids if step not in _MARKET_STEPS]
+    if intent is I.LEGAL_CONSULT and not (_has_figures(entities) or _placed(entities)):
+        # A risk word inside a legal question ("근저당 얘기를 안 하고 계약시켰어요") is what the law is
+        # asked about, not a property to judge: with no place and no figure a market step has nothing.
+        ids = [step for step in ids if step not in (*_MARKET_STEPS, "analyze-risk")]
     return ids + law_figures
 
 
@@ -267,6 +271,10 @@ def _analysis_for(named: set[Topic], intent: IntentType | None) -> str:
 
 def _about_jeonse(text: str, entities: QueryEntities) -> bool:
     return entities.deal_type == "jeonse" or bool(re.search(r"전세|깡통|보증금|사기|세입자|임차", text))
+
+
+def _placed(entities: QueryEntities) -> bool:
+    return bool(entities.gu or entities.dong or entities.stations)
 
 
 def _has_figures(entities: QueryEntities) -> bool:

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from contracts.search import SearchData
+from services.housing.statute_answers import answer_for
+from services.platform.team import StepWork
 from services.search.legal.articles import Article
 from services.search.legal.bm25 import BM25
 from services.search.legal.dense import DenseConfig, DenseIndex, unit_rows
@@ -16,7 +18,7 @@ from services.search.legal.excerpt import excerpt
 from services.search.legal.search import LegalFilters, LegalIndex
 from services.search.legal.terms import TermsMemo, analyse_texts, corpus_terms
 from services.search.legal.tokens import Analyzer, analysis_version, bigrams, shared_kiwi
-from services.search.legal.tool import legal_search
+from services.search.legal.tool import legal_search, verdict_on_figures
 from tests.fake_openai import fake_embedding
 
 pytestmark = pytest.mark.unit
@@ -252,3 +254,17 @@ async def test_legal_tool_publishes_typed_hits_and_dated_citations(index: LegalI
     citation = result.citations[0]
     assert citation.enforcement_date == date(2023, 7, 19)
     assert citation.title == "계약갱신 요구 등" and "시행" not in citation.law + (citation.title or "")
+
+
+def test_the_persons_lease_figures_decide_the_reportverdict_on_figures() -> None:
+    # "보증금 5백에 월세 25": both within 시행령 제4조의3①'s lines (6,000만원, 30만원), so not reported;
+    # a 전세 of 2억 has no rent and its deposit is over the line.
+    def verdict(query: str, entities: dict[str, object]) -> str | None:
+        step = StepWork("r", "s", "법령 검색", {"query": query, "entities": entities}, {}, attempt=1)
+        return verdict_on_figures(answer_for(query), step)
+
+    small = verdict("보증금 5백에 월세 25짜리 원룸인데 임대차 신고 해야돼요?", {"deal_type": "monthly"})
+    assert small is not None and small.startswith("보증금 500만원·월 차임 25만원이면 신고 대상이 아닙니다")
+    jeonse = verdict("전세 2억인데 전월세 신고 해야 하나요?", {"deal_type": "jeonse"})
+    assert jeonse is not None and jeonse.startswith("보증금 2억원이면 신고 대상으로, 계약일부터 30일 이내에")
+    assert verdict("월세 계약하면 신고해야 하나요?", {"deal_type": "monthly"}) is None  # no figures given

@@ -268,3 +268,22 @@ def test_a_deposit_turned_into_rent_in_everyday_words_is_computed() -> None:
     assert ids(plan) == ["search-legal", "check-rent-increase"]
     assert "전월세 전환" in step(plan, "check-rent-increase").task
     assert "전월세 전환율" in step(plan, "search-legal").task
+
+
+@pytest.mark.parametrize(
+    ("query", "steps"),
+    [
+        # A risk word inside a legal question is what the law is asked about: nothing to price.
+        ("중개사가 근저당 얘기를 일부러 안 하고 계약시켰어요. 공인중개사법 위반 아닌가요?", ["search-legal"]),
+        # With a place, the same words describe a property someone can look at.
+        ("강남구 전세 근저당 있는 집 계약해도 법적으로 괜찮나요?", None),
+    ],
+)
+def test_a_legal_question_gets_market_steps_only_with_a_place_or_a_figure(
+    query: str, steps: list[str] | None
+) -> None:
+    planned = [s.step_id for s in plan_by_rules(query).steps]
+    if steps is None:
+        assert "search-market" in planned
+    else:
+        assert planned == steps

@@ -33,6 +33,8 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ("소액임차인은 얼마까지 보호돼요?", "최우선변제"),
         ("복비 말고 수고비를 더 달라는데 줘야 돼요?", "중개사의 금지행위"),
         ("월세 계약하면 신고해야 하나요?", "주택 임대차 신고"),
+        ("중개사가 근저당 얘기를 일부러 안 하고 계약시켰어요", "중개사의 확인·설명 의무"),
+        ("부동산에서 선순위 대출 있는 걸 말 안 해줬어요", "중개사의 확인·설명 의무"),
     ],
 )
 def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str) -> None:
@@ -40,7 +42,15 @@ def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str)
     assert found is not None and found.subject == subject
 
 
-@pytest.mark.parametrize("question", ["강남구 아파트 전세 시세 알려줘", "디딤돌 대출 금리", "안녕하세요"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "강남구 아파트 전세 시세 알려줘",
+        "디딤돌 대출 금리",
+        "안녕하세요",
+        "부동산 매매할 때 말이에요, 세금은 안 내도 되나요?",
+    ],
+)
 def test_other_questions_find_none(question: str) -> None:
     assert answer_for(question) is None
 
@@ -52,3 +62,23 @@ def test_the_index_top_article_finds_the_answer_that_restates_it() -> None:
     assert found is not None and found.subject == "보증금을 돌려받지 못할 때"
     assert "관계없" in found.says
     assert answer_resting_on("주택임대차보호법/제99조") is None
+
+
+@pytest.mark.parametrize(
+    ("deposit", "rent", "verdict"),
+    [
+        # 시행령 제4조의3①: reported when 보증금 > 6,000만원 or 월 차임 > 30만원.
+        (500, 25, "보증금 500만원·월 차임 25만원이면 신고 대상이 아닙니다"),
+        (6000, 30, "보증금 6,000만원·월 차임 30만원이면 신고 대상이 아닙니다"),  # at the lines: not over
+        (1000, 31, "보증금 1,000만원·월 차임 31만원이면 신고 대상으로, 계약일부터 30일 이내에"),
+        (20000, 0, "보증금 2억원이면 신고 대상으로"),  # a 전세: no rent to name
+        (3000, None, None),  # within on the deposit, the rent unknown: nothing to decide
+    ],
+)
+def test_a_lease_report_verdict_reads_the_persons_figures_against_the_lines(
+    deposit: int, rent: int | None, verdict: str | None
+) -> None:
+    threshold = answer_for("월세 계약하면 신고해야 하나요?").threshold  # type: ignore[union-attr]
+    assert threshold is not None
+    said = threshold.verdict(deposit, rent)
+    assert said == verdict if verdict is None else said is not None and said.startswith(verdict)

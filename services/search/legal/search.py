@@ -18,6 +18,7 @@ second, and Kiwi is loaded only for the first question's analysis (a few ms a qu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -269,8 +270,17 @@ EVERYDAY_TO_STATUTE = {
 }
 
 
+# "민간임대주택이란 무엇인가요?", "…의 뜻": a question asking what a term means is answered by the law's
+# definitions article (제2조(정의) in most laws), whose title is that one word.
+_ASKS_DEFINITION = re.compile(
+    r"(?:이)?란\s*(?:무엇|뭐|뭔|어떤\s*것)|(?:의|이란)\s*(?:뜻|정의|개념)|무엇을\s*말"
+)
+
+
 def _statute_words(query: str) -> list[str]:
-    return [statute for everyday, statute in EVERYDAY_TO_STATUTE.items() if everyday in query]
+    words = [statute for everyday, statute in EVERYDAY_TO_STATUTE.items() if everyday in query]
+    asks = _ASKS_DEFINITION.search(query) and "정의" not in query  # said already: counted once
+    return [*words, "정의"] if asks else words
 
 
 def _ranking(scores: np.ndarray, allowed: np.ndarray, positive: bool) -> list[int]:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from contracts import search as published
 from contracts.results import StepResult
 from contracts.values import Citation
+from services.housing.amounts import given_figures, read_amounts
 from services.housing.statute_answers import StatuteAnswer, answer_for, answer_resting_on
 from services.housing.statutes import StatuteArticle, cite, quote, rule_text
 from services.housing.statutes import citation as statute_citation
@@ -36,7 +37,16 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
     # A few ms of numpy and Kiwi, off the loop all the same: never let a slow analysis stall the bus.
     hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs), LIMIT, vector)
     answer = answer_for(step.query) or (answer_resting_on(hits[0].article.article_id) if hits else None)
-    return legal_result(hits, answer, ctx.legal)
+    return legal_result(hits, answer, ctx.legal, verdict=verdict_on_figures(answer, step))
+
+
+def verdict_on_figures(answer: StatuteAnswer | None, step: StepWork) -> str | None:
+    """Whether the lease the person describes is over the lines the answer's article draws."""
+    if answer is None or answer.threshold is None:
+        return None
+    given = given_figures(read_amounts(step.query))
+    jeonse = step.entities.get("deal_type") == "jeonse" and given.monthly_rent is None
+    return answer.threshold.verdict(given.deposit, 0 if jeonse else given.monthly_rent)
 
 
 # The planner's task names the legal topic in the statute's own words ("주택임대차보호법 차임·보증금 증액
@@ -67,11 +77,15 @@ def filters_from(inputs: dict[str, Any]) -> LegalFilters:
 
 
 def legal_result(
-    hits: list[LegalHit], answer: StatuteAnswer | None = None, index: LegalIndex | None = None
+    hits: list[LegalHit],
+    answer: StatuteAnswer | None = None,
+    index: LegalIndex | None = None,
+    verdict: str | None = None,
 ) -> StepResult:
     """The articles that answer, the best first. When the question asks about a subject the rule book
-    answers (services/housing/statute_answers.py), its sentence leads and its articles are cited first,
-    at their paragraphs; otherwise the headline quotes the sentence of the top article that says most
+    answers (services/housing/statute_answers.py), its sentence leads (after the verdict on the person's
+    own figures, when they gave them) and its articles are cited first, at their paragraphs; otherwise
+    the headline quotes the sentence of the top article that says most
     about the question. Every citation carries the 항 and the sentence it rests on."""
     citations = [citation(h) for h in hits]
     grounds = _grounds(answer, index) if answer and index else []
@@ -82,7 +96,9 @@ def legal_result(
         return StepResult(headline="관련 법령 조문을 찾지 못했습니다", data={"legal_hits": []})
     top = citations[0]
     return StepResult(
-        headline=answer.says if grounds and answer else f"{top.reference}에 따르면 “{top.quote}”",
+        headline=" ".join(filter(None, (verdict, answer.says)))
+        if grounds and answer
+        else f"{top.reference}에 따르면 “{top.quote}”",
         citations=citations[: LIMIT + len(grounds)],
         data={"legal_hits": [published_hit(h).model_dump(mode="json") for h in hits]},
     )
