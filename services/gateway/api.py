@@ -108,16 +108,22 @@ async def own_run(ports: Ports, session_id: str, run_id: str) -> None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, unknown.message) from None
 
 
-@router.post("/api/sessions", status_code=status.HTTP_201_CREATED)
-async def create_session(request: Request, ports: PortsDep, body: NewSession | None = None) -> dict[str, str]:
-    address = request.client.host if request.client else "unknown"
-    wait_s = limits_of(request.app.state, ports.settings).sessions.take(address)
+def refuse_if_rationed(wait_s: float, what: str) -> None:
+    """A 429 saying when the next token comes, when the bucket had none (`wait_s` > 0)."""
     if wait_s:
         raise HTTPException(
             status.HTTP_429_TOO_MANY_REQUESTS,
-            "too many new sessions from this address; try again later",
+            f"too many {what}; try again later",
             {"Retry-After": str(retry_after(wait_s))},
         )
+
+
+@router.post("/api/sessions", status_code=status.HTTP_201_CREATED)
+async def create_session(request: Request, ports: PortsDep, body: NewSession | None = None) -> dict[str, str]:
+    address = request.client.host if request.client else "unknown"
+    refuse_if_rationed(
+        limits_of(request.app.state, ports.settings).sessions.take(address), "new sessions from this address"
+    )
     session_id, token = await ports.sessions.create(body.title if body else None)
     return {"session_id": session_id, "token": token}
 
@@ -165,13 +171,10 @@ async def cancel_run(
 ) -> dict[str, Any]:
     """Record the request; the supervisor ends the run (RunCancelled), which the socket then reports."""
     own_session(session_id, caller)
-    wait_s = limits_of(request.app.state, ports.settings).frames.take(caller)
-    if wait_s:
-        raise HTTPException(
-            status.HTTP_429_TOO_MANY_REQUESTS,
-            "too many requests about runs in this session; try again later",
-            {"Retry-After": str(retry_after(wait_s))},
-        )
+    refuse_if_rationed(
+        limits_of(request.app.state, ports.settings).frames.take(caller),
+        "requests about runs in this session",
+    )
     try:
         recorded = await ports.requests.cancel(caller, run_id, body.reason if body else None)
     except UnknownRun as unknown:

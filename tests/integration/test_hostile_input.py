@@ -290,6 +290,16 @@ KNOWN_CODES = {
     "not_awaiting_input",
     "invalid_plan",
     "rate_limited",
+    # Requests checked against the run's stream (services/gateway/run_waits.py).
+    "already_answered",
+    "already_cancelling",
+    "already_skipping",
+    "ambiguous_run",
+    "no_such_run",
+    "run_busy",
+    "run_finished",
+    "todo_finished",
+    "unknown_todo",
 }
 
 
