@@ -7,6 +7,7 @@ The stream holds a copy of the store for delivery; it is never the only copy
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfi
 from nats.js.errors import NotFoundError
 
 from contracts.subjects import stream_subjects
+from services.platform.outages import BusUnreachable
 from services.platform.settings import REPO_ROOT, InfraSettings
 
 log = logging.getLogger(__name__)
@@ -50,8 +52,11 @@ class ConsumerPolicy:
         return self.backoff_s[min(delivery, len(self.backoff_s)) - 1]
 
 
-async def connect(url: str, name: str) -> NATS:
-    """A connection that keeps reconnecting for ever: a NATS restart is an outage, not a crash."""
+async def connect(url: str, name: str, first_connect_s: float = 5.0) -> NATS:
+    """A connection that keeps reconnecting for ever: a NATS restart is an outage, not a crash.
+
+    The first connection is bounded (`BusUnreachable`): nats-py would retry it for ever too.
+    """
 
     async def on_error(e: Exception) -> None:
         log.warning("nats %s: %s", name, e)
@@ -62,7 +67,7 @@ async def connect(url: str, name: str) -> NATS:
     async def on_reconnect() -> None:
         log.info("nats %s: reconnected", name)
 
-    return await nats.connect(
+    first = nats.connect(
         url.split(","),
         name=name,
         max_reconnect_attempts=-1,
@@ -71,6 +76,10 @@ async def connect(url: str, name: str) -> NATS:
         disconnected_cb=on_disconnect,
         reconnected_cb=on_reconnect,
     )
+    try:
+        return await asyncio.wait_for(first, first_connect_s)
+    except TimeoutError:
+        raise BusUnreachable(url) from None
 
 
 def stream_config(settings: InfraSettings) -> StreamConfig:

@@ -4,11 +4,26 @@ Error policy, stated once for every consumer:
 - the message cannot be read (not JSON, not an envelope, unknown type/version,
   a payload its upcaster cannot move), or the handler raises `Poison`: parked
   in `dead_letters` at once, terminated;
-- the handler raises anything else (Postgres down, a timeout, a bug): negative
-  ack with the backoff from infra/nats/jetstream.json, then parked once the
-  delivery count reaches `max_attempts`;
+- the store is unreachable under the handler (outages.is_outage: a lost or
+  refused connection, a pool with no connection to give): not the message's
+  fault, so it spends no attempt. The delivery keeps the message (the
+  in-progress heartbeat stops JetStream from redelivering it), looks at the
+  store with a backoff up to OUTAGE_MAX_WAIT_S, and handles the message again
+  once the store answers, however long that takes. We hold rather than nak
+  because JetStream's delivery count is our attempt counter and cannot be
+  given back: a nak would spend an attempt per look, and the one place that
+  could keep a separate count is the store that is down. Stopped meanwhile,
+  the consumer lets the message go unacknowledged: it comes back after
+  ack_wait, one delivery spent per stop;
+- the handler raises anything else (a timeout, a bug): negative ack with the
+  backoff from infra/nats/jetstream.json, then parked once the delivery count
+  reaches `max_attempts`;
 - a decision lost an optimistic-concurrency race (`ConcurrencyError`): decided
   again at once from the fresh stream, a few times, before counting as a failure.
+
+The bus going away is waited out by binding again with a backoff (`run`); a
+message whose ack could not reach NATS is redelivered after ack_wait and found
+in the inbox, at the cost of one delivery.
 
 We set the server's max_deliver to unlimited and count attempts ourselves: a
 message whose handling kills the process is redelivered, and on the delivery
@@ -51,16 +66,22 @@ from services.platform import telemetry
 from services.platform.bus import ConsumerPolicy, ensure_stream
 from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, append_in
+from services.platform.outages import backoff, is_outage, store_answers
 from services.platform.settings import InfraSettings
 
 log = logging.getLogger("jipsa.consumer")
 DECISION_RACES = 5
 LAG_SAMPLE_S = 5.0
+OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S = 0.5, 5.0
 Result = Literal["handled", "duplicate", "retry", "parked"]
 
 
 class Poison(Exception):
     """Raised by a handler for a message that no retry can ever make succeed."""
+
+
+class _StoppedInOutage(Exception):
+    """The consumer was stopped while a delivery waited for the store."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +129,7 @@ class Consumer:
         self.policy = policy or ConsumerPolicy.from_infra()
         self.store = EventStore(pool)
         self.durable = f"{settings.namespace}-{subscription.consumer}"
+        self.stop = asyncio.Event()  # `run`'s; a message handled outside `run` waits out outages for ever
 
     async def ensure(self) -> None:
         await ensure_stream(self.js, self.settings)
@@ -126,18 +148,22 @@ class Consumer:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Fetch and handle until `stop`; survive NATS restarts and a consumer lost with NATS's storage."""
+        self.stop = stop
+        waits = backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S)
         while not stop.is_set():
             try:
                 await self.ensure()
                 pull = await self.js.pull_subscribe_bind(self.durable, stream=self.settings.stream_name)
+                waits = backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S)
                 try:
                     await self._fetch_loop(pull, stop)
                 finally:
                     with contextlib.suppress(Exception):
                         await pull.unsubscribe()
             except Exception as e:  # an outage: bind again once NATS answers
-                log.warning("%s: %s: %s; binding again", self.durable, type(e).__name__, e)
-                await asyncio.sleep(1.0)
+                delay = next(waits)
+                log.warning("%s: %s: %s; binding again in %.1f s", self.durable, type(e).__name__, e, delay)
+                await _wait(stop, delay)
 
     async def _fetch_loop(self, pull: JetStreamContext.PullSubscription, stop: asyncio.Event) -> None:
         clock = asyncio.get_running_loop().time
@@ -191,13 +217,42 @@ class Consumer:
             )
         try:
             async with self._in_progress(msg):
-                result = await self._handle_once(envelope, event, delivery)
+                result = await self._handle_through_outages(envelope, event, delivery)
         except Poison as e:
             return await self._park(msg, f"poison: {e}", delivery)
+        except _StoppedInOutage:
+            return "retry"
         except Exception as e:
             return await self._failed(msg, e, delivery)
         await msg.ack()
         return result
+
+    async def _handle_through_outages(self, envelope: Envelope, event: Event, delivery: int) -> Result:
+        """Handle the message; a store outage under the handler is waited out and the message handled
+        again, within this one delivery (see the error policy)."""
+        while True:
+            try:
+                return await self._handle_once(envelope, event, delivery)
+            except Exception as e:
+                if not is_outage(e):
+                    raise
+                await self._wait_for_store(e, delivery)
+
+    async def _wait_for_store(self, outage: Exception, delivery: int) -> None:
+        log.warning(
+            "%s: store unreachable (%s: %s); holding delivery %d until it answers, no attempt spent",
+            self.durable,
+            type(outage).__name__,
+            outage,
+            delivery,
+        )
+        clock, began = asyncio.get_running_loop().time, asyncio.get_running_loop().time()
+        for delay in backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S):
+            if await _wait(self.stop, delay):
+                raise _StoppedInOutage
+            if await store_answers(self.pool.conninfo):
+                log.info("%s: store answers after %.1f s; handling again", self.durable, clock() - began)
+                return
 
     async def _handle_once(self, envelope: Envelope, event: Event, delivery: int) -> Result:
         prepared = None
@@ -275,6 +330,13 @@ class Consumer:
             yield
         finally:
             heartbeat.cancel()
+
+
+async def _wait(stop: asyncio.Event, seconds: float) -> bool:
+    """Sleep `seconds` unless `stop` comes first; whether it did."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
+    return stop.is_set()
 
 
 def storable_text(reason: str) -> str:

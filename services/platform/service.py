@@ -3,27 +3,43 @@
 A service's `__main__` builds its subscriptions (and any background loops, such as the
 supervisor's timers) from its settings and hands them here; this module owns connecting,
 stopping and closing, so every service starts and stops the same way under `make run`.
+
+Starting while the store or the bus is down is an outage, not a crash: the service waits for
+them with a backoff. Stopping is bounded whatever the service waits on: on SIGTERM, start-up is
+abandoned at once; work in hand gets STOP_WITHIN_S to finish, then whatever still waits (a
+handler holding its message through an outage, a loop blocked on the pool) is cancelled, its
+transaction rolled back and its message left to come back after ack_wait. STOP_WITHIN_S plus
+closing stays under procman's grace, so `make run`'s Ctrl-C never has to SIGKILL a service.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
+from nats.aio.client import Client as NATS
 from psycopg_pool import AsyncConnectionPool
 
 from services.platform.bus import ConsumerPolicy, connect
 from services.platform.consumer import Consumer, Subscription
 from services.platform.db import open_pool
+from services.platform.outages import backoff, is_outage
 from services.platform.runtime import ServersNotFound, load_infra_settings
 from services.platform.settings import InfraSettings
 from services.platform.telemetry import setup_telemetry
 
+log = logging.getLogger("jipsa.service")
 BackgroundLoop = Callable[[asyncio.Event], Awaitable[None]]
+T = TypeVar("T")
+STOP_WITHIN_S = 6.0  # procman's grace is 10 s: this, then closing (CLOSE_WITHIN_S each), fits in it
+CLOSE_WITHIN_S = 1.0
+REACH_FIRST_WAIT_S, REACH_MAX_WAIT_S = 1.0, 15.0
 
 
 @dataclass(frozen=True)
@@ -41,18 +57,69 @@ async def serve(
     settings: InfraSettings,
     stop: asyncio.Event,
     policy: ConsumerPolicy | None = None,
+    *,
+    db_wait_s: float = 30.0,
+    stop_within_s: float = STOP_WITHIN_S,
 ) -> None:
     """Run a service's consumers and loops until `stop` is set (tests call this in-process, with a
-    faster retry policy than infra/nats/jetstream.json's)."""
-    pool = await open_pool(settings.database_url)
-    nc = await connect(settings.nats_url, name)
+    faster retry policy than infra/nats/jetstream.json's); `db_wait_s` bounds a checkout's wait."""
+    working = asyncio.Event()
+    work = asyncio.create_task(_work(name, build, settings, stop, policy, db_wait_s, working))
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if work.done():
+        return work.result()
+    try:  # a start-up is abandoned at once; work in hand gets its time
+        await asyncio.wait_for(work, stop_within_s if working.is_set() else 0)
+    except TimeoutError:
+        log.warning("%s: still busy %g s after the stop; cancelled what was left", name, stop_within_s)
+
+
+async def _work(
+    name: str,
+    build: Build,
+    settings: InfraSettings,
+    stop: asyncio.Event,
+    policy: ConsumerPolicy | None,
+    db_wait_s: float,
+    working: asyncio.Event,
+) -> None:
+    pool = await _once_reachable(name, lambda: open_pool(settings.database_url, wait_s=db_wait_s))
     try:
-        wiring = await build(pool, settings)
-        consumers = [Consumer(s, pool, nc.jetstream(), settings, policy) for s in wiring.subscriptions]
-        await asyncio.gather(*(c.run(stop) for c in consumers), *(loop(stop) for loop in wiring.loops))
+        nc = await _once_reachable(name, lambda: connect(settings.nats_url, name))
+        try:
+            wiring = await _once_reachable(name, lambda: build(pool, settings))
+            consumers = [Consumer(s, pool, nc.jetstream(), settings, policy) for s in wiring.subscriptions]
+            working.set()
+            await asyncio.gather(*(c.run(stop) for c in consumers), *(loop(stop) for loop in wiring.loops))
+        finally:
+            await _close_bus(nc)
     finally:
-        await nc.drain()
-        await pool.close()
+        await pool.close(timeout=CLOSE_WITHIN_S)
+
+
+async def _once_reachable(name: str, start: Callable[[], Awaitable[T]]) -> T:
+    """What `start` makes (a pool, a connection, the wiring), started again with a backoff while an
+    outage stops it: a service started, or building, while a server is down waits for it."""
+    delays = backoff(REACH_FIRST_WAIT_S, REACH_MAX_WAIT_S)
+    while True:
+        try:
+            return await start()
+        except Exception as e:
+            if not is_outage(e):
+                raise
+            delay = next(delays)
+            log.warning("%s: %s; trying again in %.0f s", name, e, delay)
+            await asyncio.sleep(delay)
+
+
+async def _close_bus(nc: NATS) -> None:
+    """Drain if NATS answers in time; a drain waits for a reconnection that may never come."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(nc.drain(), CLOSE_WITHIN_S)
+    if not nc.is_closed:
+        await nc.close()
 
 
 def main(name: str, build: Build) -> None:
