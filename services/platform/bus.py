@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import nats
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
@@ -59,7 +58,8 @@ async def connect(url: str, name: str, first_connect_s: float = 5.0) -> NATS:
     """
 
     async def on_error(e: Exception) -> None:
-        log.warning("nats %s: %s", name, e)
+        if nc.is_connected or nc.is_reconnecting:  # a refused first connection ends in BusUnreachable
+            log.warning("nats %s: %s", name, e)
 
     async def on_disconnect() -> None:
         log.warning("nats %s: disconnected", name)
@@ -67,7 +67,8 @@ async def connect(url: str, name: str, first_connect_s: float = 5.0) -> NATS:
     async def on_reconnect() -> None:
         log.info("nats %s: reconnected", name)
 
-    first = nats.connect(
+    nc = NATS()
+    first = nc.connect(
         url.split(","),
         name=name,
         max_reconnect_attempts=-1,
@@ -77,7 +78,8 @@ async def connect(url: str, name: str, first_connect_s: float = 5.0) -> NATS:
         reconnected_cb=on_reconnect,
     )
     try:
-        return await asyncio.wait_for(first, first_connect_s)
+        await asyncio.wait_for(first, first_connect_s)
+        return nc
     except TimeoutError:
         raise BusUnreachable(url) from None
 
