@@ -153,10 +153,12 @@ def _alive(pid: object) -> bool:
 
 
 def _write_json(path: Path, data: object) -> None:
-    """Write then rename, so a reader in another terminal never sees half a file."""
+    """Write then rename, so a reader in another terminal never sees half a file; readable by this
+    user only, since urls.json carries the embedded Postgres's password."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2))
+    tmp.chmod(0o600)
     tmp.replace(path)
 
 

