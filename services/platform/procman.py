@@ -5,6 +5,11 @@ server URLs in its environment; its output is tagged `name.N |`; if it exits, it
 again after a backoff that doubles from 0.5s to 30s and resets once it stayed up 30s. Any exit
 counts: a service is meant to run until it is told to stop.
 
+The embedded Postgres and NATS it started (when no URLs are given) are watched the same way:
+one that dies is started again on the same port, with the same data and password, after the
+same backoff, and logged; the services reconnect by themselves (pools and NATS clients retry,
+consumers wait out the outage without spending attempts).
+
 Each child runs in a process group (session) of its own, so Ctrl-C in the terminal reaches
 only this supervisor. It then stops the children itself: SIGTERM to every group at once, a
 grace period for them to finish their work in hand, SIGKILL for what is left; only then are
@@ -27,12 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.platform.runtime import infrastructure
+from services.platform.runtime import Server, servers_up
 from services.platform.settings import REPO_ROOT, InfraSettings
 
 PROCESSES_FILE = REPO_ROOT / "infra" / "processes.toml"
 GRACE_SECONDS = 10.0
 BACKOFF_FIRST, BACKOFF_MAX, STABLE_AFTER = 0.5, 30.0, 30.0
+SERVER_POLL_S = 0.5  # how soon a dead embedded server is noticed
 COLORS = [36, 33, 35, 32, 34, 91, 96, 93]  # ANSI: cyan, yellow, magenta, green, blue, ...
 
 
@@ -55,8 +61,14 @@ def load_processes(path: Path = PROCESSES_FILE) -> list[ProcessSpec]:
 
 
 class Supervisor:
-    def __init__(self, processes: Sequence[ProcessSpec], env: dict[str, str], grace: float) -> None:
-        self.processes, self.env, self.grace = processes, env, grace
+    def __init__(
+        self,
+        processes: Sequence[ProcessSpec],
+        env: dict[str, str],
+        grace: float,
+        servers: Sequence[Server] = (),
+    ) -> None:
+        self.processes, self.env, self.grace, self.servers = processes, env, grace, servers
         self.stopping = asyncio.Event()
         self.color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         self.width = max((len(f"{p.name}.{p.replicas}") for p in processes), default=7)
@@ -69,6 +81,8 @@ class Supervisor:
         async with asyncio.TaskGroup() as group:
             for i, (spec, n) in enumerate(replicas):
                 group.create_task(self._keep_running(spec, n, COLORS[i % len(COLORS)]))
+            for server in self.servers:
+                group.create_task(self._keep_server_up(server))
         self.log("procman", "all processes stopped")
 
     def _request_stop(self, sig: signal.Signals) -> None:
@@ -89,6 +103,33 @@ class Supervisor:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), delay)
             delay = min(delay * 2, BACKOFF_MAX)
+
+    async def _keep_server_up(self, server: Server) -> None:
+        """Start an embedded server again when it dies, at its port and on its data, with backoff."""
+        delay, up_since = BACKOFF_FIRST, time.monotonic()
+        while not self.stopping.is_set():
+            if server.process is not None and server.process.poll() is None:
+                await self._stop_or_timeout(SERVER_POLL_S)
+                continue
+            code = server.process.returncode if server.process else None
+            uptime = time.monotonic() - up_since
+            delay = BACKOFF_FIRST if uptime >= STABLE_AFTER else delay
+            self.log("procman", f"{server.name} exited with code {code}; restarting in {delay:.1f}s")
+            if await self._stop_or_timeout(delay):
+                return
+            delay = min(delay * 2, BACKOFF_MAX)
+            try:
+                await asyncio.to_thread(server.start)
+            except Exception as e:  # not up yet (a killed Postgres's backends still exiting): try again
+                self.log("procman", f"{server.name} did not start: {e}")
+                continue
+            up_since = time.monotonic()
+            self.log("procman", f"restarted {server.name} on port {server.port} (pid {server.process.pid})")
+
+    async def _stop_or_timeout(self, seconds: float) -> bool:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+        return self.stopping.is_set()
 
     async def _run_once(self, spec: ProcessSpec, tag: str, color: int) -> str:
         """Run the child until it exits or we are told to stop; say how it ended."""
@@ -162,7 +203,7 @@ def run_all(
     # already started are stopped rather than orphaned (they run in sessions of their own).
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        with infrastructure(settings) as infra:
+        with servers_up(settings) as (infra, servers):
             env = {
                 **os.environ,
                 "DATABASE_URL": str(infra.database_url),
@@ -171,7 +212,7 @@ def run_all(
                 "JIPSA_DATA_DIR": str(infra.data_dir),
                 "PYTHONUNBUFFERED": "1",  # a piped child would otherwise hold its lines back
             }
-            asyncio.run(Supervisor(processes, env, grace).run())
+            asyncio.run(Supervisor(processes, env, grace, servers).run())
             # Stopping the servers takes seconds; a second Ctrl-C must not cut that short and
             # leave them orphaned.
             for sig in previous:

@@ -66,13 +66,20 @@ def stop_servers(servers: list[Server]) -> None:
 @contextmanager
 def infrastructure(settings: InfraSettings) -> Iterator[InfraSettings]:
     """Servers resolved, database migrated, URLs published; all undone on the way out."""
+    with servers_up(settings) as (resolved, _):
+        yield resolved
+
+
+@contextmanager
+def servers_up(settings: InfraSettings) -> Iterator[tuple[InfraSettings, list[Server]]]:
+    """`infrastructure`, also handing out the embedded servers it started (for procman to watch)."""
     database_url, nats_url, started = resolve_servers(settings)
     try:
         migrate(database_url)
         resolved = settings.model_copy(update={"database_url": database_url, "nats_url": nats_url})
         write_urls(resolved)
         try:
-            yield resolved
+            yield resolved, started
         finally:
             (settings.data_dir / "urls.json").unlink(missing_ok=True)
     finally:

@@ -47,6 +47,8 @@ def wait_for_port(port: int, timeout: float = 30.0) -> None:
 
 
 class EmbeddedNats:
+    name = "nats"
+
     def __init__(self, root: Path, port: int | None = None) -> None:
         self.root = root
         self.port = port or free_port()
@@ -84,6 +86,8 @@ class EmbeddedNats:
 
 
 class EmbeddedPostgres:
+    name = "postgres"
+
     def __init__(self, root: Path, port: int | None = None) -> None:
         self.root = root
         self.port = port or free_port()
