@@ -361,7 +361,7 @@ async def plan_modes(store: EventStore, run_id: str) -> list[str]:
     ]
 
 
-def planning_reply(query: str, delay_s: float) -> Reply:
+def planning_reply(query: str, delay_s: float = 0.0) -> Reply:
     """What a good model would answer Jipsa's `planning` call: the rules' own plan, so both modes agree."""
     plan = plan_by_rules(query)
     intent: Intent = plan.intent

@@ -16,13 +16,12 @@ import pytest
 from contracts.results import Figure, StepResult
 from contracts.telemetry import LlmCallRecorded
 from contracts.values import Intent, IntentType, PlanStep, Team
-from services.planner.llm_plan import PlanningAnswer
-from services.planner.plan_rules import plan_by_rules
 from services.platform.eventstore import EventStore
 from services.platform.llm import LlmClient, LlmSettings
 from services.supervisor.bootstrap import respond_with
 from services.supervisor.response import compose
 from services.supervisor.run import RunState, StepState, fold
+from tests.bench.compare import planning_reply
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401  (fixture: fake_openai)
 from tests.integration.test_run_end_to_end import ask, jipsa
 
@@ -47,23 +46,6 @@ def endpoint(fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> FakeOp
     monkeypatch.setenv("JIPSA_LLM_TIMEOUT_S", "5")
     fake_openai.set_default(planning_reply(COMPREHENSIVE), call_point="planning")
     return fake_openai
-
-
-def planning_reply(query: str) -> Reply:
-    """What a good model would plan: the rules' own plan, so the run is the one the rules would run."""
-    plan = plan_by_rules(query)
-    steps = [
-        {
-            "id": s.step_id,
-            "team": s.team.value,
-            "task": s.task,
-            "focus": s.inputs.get("focus", []),
-            "depends_on": s.depends_on,
-        }
-        for s in plan.steps
-    ]
-    answer = {"intent": plan.intent.type.value, "confidence": 0.9, "steps": steps}
-    return Reply.json(PlanningAnswer.model_validate(answer).model_dump(mode="json"))
 
 
 async def llm_calls(store: EventStore, run_id: str) -> list[LlmCallRecorded]:

@@ -14,18 +14,9 @@ from services.document.checks import (
     settle_payments,
 )
 from services.document.fields import LeaseFields
+from tests.unit.leases import LEASE as BASE
 
 pytestmark = pytest.mark.unit
-
-BASE = LeaseFields(
-    landlord_name="홍길동",
-    tenant_name="김영희",
-    address="서울특별시 강남구 역삼동 123-4",
-    deposit_won=350_000_000,
-    down_payment_won=35_000_000,
-    term_start=date(2025, 3, 1),
-    term_end=date(2027, 2, 28),
-)
 
 
 def lease(**update) -> LeaseFields:

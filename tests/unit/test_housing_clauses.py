@@ -3,28 +3,18 @@
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 import pytest
 
 from services.analysis.contract_rules import review_contract
 from services.document.checks import check_special_terms
-from services.document.fields import LeaseFields
 from services.housing.clauses import MANDATORY_ARTICLE, clause_rules, flagged_by
 from services.housing.statutes import articles_in_force
+from tests.unit.leases import LEASE
 
 pytestmark = pytest.mark.unit
 
-LEASE = LeaseFields(
-    landlord_name="홍길동",
-    tenant_name="김영희",
-    address="서울특별시 강남구 역삼동 123-4",
-    deposit_won=350_000_000,
-    down_payment_won=35_000_000,
-    term_start=date(2025, 3, 1),
-    term_end=date(2027, 2, 28),
-)
 
 PHRASINGS = [
     ("임차인은 계약갱신요구권을 행사하지 않기로 한다", {"renewal_waiver"}),

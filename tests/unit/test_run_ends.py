@@ -4,11 +4,11 @@ reads the reason in the gateway's final frame."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
-from contracts import Event, new_envelope
+from contracts import new_envelope
 from contracts.gateway import InputProvided, PlanApproved, QueryOptions, QueryReceived, StepSkipRequested
 from contracts.planner import PlanReady
 from contracts.supervisor import RunFailed
@@ -17,13 +17,11 @@ from contracts.values import Intent, IntentType, PlanStep, StepError, Team
 from services.gateway.messages import RunFacts, messages_for
 from services.platform.eventstore import Recorded
 from services.supervisor.bootstrap import SupervisorSettings
-from services.supervisor.decide import RetryPolicy, decide
 from services.supervisor.ending import RunLimits, overdue, spoken
-from services.supervisor.run import RunState, fold
+from tests.unit.stored_runs import T0, StoredRun
 
 pytestmark = pytest.mark.unit
 
-T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 LIMITS = RunLimits(stall_after_s=60, person_wait_s=3600, max_input_rounds=2)
 SEARCH = PlanStep(step_id="search", team=Team.SEARCH, task="강남구 전세 시세 조회", timeout_s=600)
 LEGAL = PlanStep(
@@ -37,12 +35,11 @@ ASKING = {
 }
 
 
-class Run:
-    """A run's stored events with their times, decided on as the supervisor would."""
+class Run(StoredRun):
+    """A run asked and (unless `planned` is False) planned, decided on under the tests' limits."""
 
     def __init__(self, *steps: PlanStep, approval: bool = False, planned: bool = True) -> None:
-        self.envelopes: list = []
-        self.now = T0
+        super().__init__(limits=LIMITS)
         self.add(
             QueryReceived(run_id="r", query="강남구 전세", options=QueryOptions(require_approval=approval))
         )
@@ -51,23 +48,6 @@ class Run:
             self.add(
                 PlanReady(run_id="r", intent=intent, steps=list(steps), strategy="parallel", mode="rules")
             )
-
-    def add(self, *events: Event, after_s: float = 0.0) -> Run:
-        self.now += timedelta(seconds=after_s)
-        for e in events:
-            self.envelopes.append(
-                new_envelope(e, stream_id="run-r", correlation_id="r", session_id="s", occurred_at=self.now)
-            )
-        return self
-
-    def state(self) -> RunState:
-        return fold("r", self.envelopes)
-
-    def decide(self, after_s: float = 0.0):
-        self.now += timedelta(seconds=after_s)
-        decision = decide(self.state(), self.now, RetryPolicy(), LIMITS)
-        self.add(*decision.events)
-        return decision
 
     def overdue(self, after_s: float, watched_since: datetime = T0) -> RunFailed | None:
         return overdue(self.state(), self.now, self.now + timedelta(seconds=after_s), LIMITS, watched_since)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
-from contracts import Event, new_envelope
 from contracts.gateway import (
     InputProvided,
     PlanApproved,
@@ -27,13 +26,12 @@ from contracts.supervisor import (
 )
 from contracts.teams import StepCompleted, StepFailed
 from contracts.values import Intent, IntentType, PlanStep, StepError, Team
-from services.supervisor.decide import RetryPolicy, decide
+from services.supervisor.decide import RetryPolicy
 from services.supervisor.response import compose
-from services.supervisor.run import RunState, fold
+from tests.unit.stored_runs import T0, StoredRun
 
 pytestmark = pytest.mark.unit
 
-T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 POLICY = RetryPolicy(first_delay_s=2.0, max_delay_s=30.0)
 SEARCH = PlanStep(step_id="search", team=Team.SEARCH, task="강남구 아파트 전세 시세 조회", timeout_s=10)
 LEGAL = PlanStep(step_id="legal", team=Team.SEARCH, task="주택임대차보호법 조항 검색", timeout_s=10)
@@ -42,32 +40,11 @@ ANALYSIS = PlanStep(
 )
 
 
-class Run:
-    """A run's events as they would be stored, with times, and the supervisor's view of them."""
-
-    def __init__(self) -> None:
-        self.envelopes = []
-        self.now = T0
-
-    def add(self, *events: Event, after_s: float = 0.0) -> Run:
-        self.now += timedelta(seconds=after_s)
-        for e in events:
-            self.envelopes.append(
-                new_envelope(e, stream_id="run-r", correlation_id="r", session_id="s", occurred_at=self.now)
-            )
-        return self
-
-    def state(self) -> RunState:
-        return fold("r", self.envelopes)
-
-    def decide(self, after_s: float = 0.0):
-        self.now += timedelta(seconds=after_s)
-        decision = decide(self.state(), self.now, POLICY)
-        self.add(*decision.events)
-        return decision
+def Run() -> StoredRun:  # named as the class it builds, as every test here calls it
+    return StoredRun(POLICY)
 
 
-def planned(*steps: PlanStep, strategy="dag", approval=False) -> Run:
+def planned(*steps: PlanStep, strategy="dag", approval=False) -> StoredRun:
     intent = Intent(type=IntentType.RISK_ANALYSIS, confidence=0.9)
     return Run().add(
         QueryReceived(
