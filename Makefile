@@ -42,6 +42,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m contracts.export --check
+	$(VENV)/bin/lint-imports
 
 fmt: install
 	$(VENV)/bin/ruff check --fix .
