@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from services.platform.audit import print_timeline, timeline
 from services.platform.eventstore import EventStore
 from services.platform.runtime import ServersNotFound
-from services.projector.audit import print_timeline, timeline
 from services.projector.bootstrap import load_settings, opened_store
 from services.projector.digest import digest
 from services.projector.runner import Projector

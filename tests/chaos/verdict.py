@@ -1,11 +1,7 @@
 """What chaos and load count, as pure functions: the outcome of a run and whether a fault touched it.
 
-Outcome: a run ends at its first final event in the store (ResponseReady, RunFailed, RunCancelled,
-PlanRejected; the final-state projection ignores any later one too). A ResponseReady is an answer, a
-guidance (no team had anything to do: a greeting), an answer with failed steps (some step failed or was
-skipped, the others answered: the person gets part of what was asked) or an error (no step produced
-anything). The person sees the same through the `final_response` frame (type answer | guidance | error,
-`data.failed_steps`) and the run's last todo (skipped steps), which `outcome_of_frame` reads.
+Outcome: services/platform/run_outcomes.py reads it (the operator's page counts runs by it too); its names
+are re-exported here for chaos and load.
 
 Under chaos every fault is one the system must survive (a SIGKILLed service is restarted, Postgres comes
 back, NATS is re-fed from the store) and every question has an answer, so an error, a RunFailed or no
@@ -30,23 +26,55 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-ANSWER = "answer"
-GUIDANCE = "guidance"
-PARTIAL = "answer with failed steps"
-ERROR = "error"
-FAILED = "failed"
-REJECTED = "rejected"
-CANCELLED = "cancelled"
-NONE = "none"
-OUTCOMES = (ANSWER, GUIDANCE, PARTIAL, ERROR, FAILED, REJECTED, CANCELLED, NONE)
-ANSWERED = (ANSWER, GUIDANCE)  # the whole of what was asked
+from services.platform.run_outcomes import (
+    ANSWER,
+    ANSWERED,
+    CANCELLED,
+    ERROR,
+    FAILED,
+    FINAL_EVENTS,
+    GUIDANCE,
+    NONE,
+    OUTCOMES,
+    PARTIAL,
+    PROJECTED_STATUSES,
+    REJECTED,
+    RunEvent,
+    answer_kind,
+    final_event,
+    outcome_of,
+    outcome_of_frame,
+    projection_agrees,
+)
+
+__all__ = [  # the outcome's names, for chaos and load, beside what is this module's own
+    "ANSWER",
+    "ANSWERED",
+    "CANCELLED",
+    "ERROR",
+    "FAILED",
+    "FINAL_EVENTS",
+    "GUIDANCE",
+    "NONE",
+    "OUTCOMES",
+    "PARTIAL",
+    "PROJECTED_STATUSES",
+    "REJECTED",
+    "RunEvent",
+    "answer_kind",
+    "final_event",
+    "outcome_of",
+    "outcome_of_frame",
+    "projection_agrees",
+    "FAILURES",
+    "FaultWindow",
+    "touched_by",
+    "touching",
+]
+
 # Under faults the system must survive, and questions that all have an answer: a failure of the system.
 FAILURES = (ERROR, FAILED, NONE)
-
-FINAL_EVENTS = ("ResponseReady", "RunFailed", "RunCancelled", "PlanRejected")
-_ENDINGS = {"RunFailed": FAILED, "RunCancelled": CANCELLED, "PlanRejected": REJECTED}
 STEP_ANSWERS = ("StepCompleted", "StepFailed")
 # What the supervisor decides on: after one of these, the run waits for the supervisor.
 SUPERVISOR_INPUTS = (
@@ -64,21 +92,6 @@ TEAMS = ("search", "analysis", "document")
 
 
 @dataclass(frozen=True)
-class RunEvent:
-    """One event of a run, as far as the verdict needs it; `at` is the store's recorded_at (epoch s)."""
-
-    position: int
-    type: str
-    at: float
-    team: str | None = None
-    step_id: str | None = None
-    attempt: int | None = None
-    response_type: str | None = None
-    failed_steps: tuple[str, ...] = ()
-    error: str | None = None  # a StepFailed's or RunFailed's code and message
-
-
-@dataclass(frozen=True)
 class FaultWindow:
     """A fault as the store's clock sees it: from when it struck to when the system had it behind it
     (a kill is an instant; Postgres: until it accepted connections again; NATS: until the relay had
@@ -89,63 +102,6 @@ class FaultWindow:
     ended: float
     service: str | None = None
     label: str = ""
-
-
-# ---- outcome ---------------------------------------------------------------------------------------
-
-
-def final_event(events: Sequence[RunEvent]) -> RunEvent | None:
-    """The run's first final event by position: the one that ended it."""
-    return next((e for e in sorted(events, key=lambda e: e.position) if e.type in FINAL_EVENTS), None)
-
-
-def answer_kind(response_type: str, failed_steps: Iterable[str], skipped_steps: Iterable[str]) -> str:
-    """The outcome of an answer (ResponseReady or `final_response`) of this type."""
-    if response_type == "error":
-        return ERROR
-    if response_type == "guidance":
-        return GUIDANCE
-    return PARTIAL if list(failed_steps) or list(skipped_steps) else ANSWER
-
-
-def outcome_of(events: Sequence[RunEvent]) -> str:
-    """The outcome of a run from its events in the store."""
-    final = final_event(events)
-    if final is None:
-        return NONE
-    if final.type != "ResponseReady":
-        return _ENDINGS[final.type]
-    skipped = [e.step_id for e in events if e.type == "StepSkipped" and e.position < final.position]
-    return answer_kind(final.response_type or ERROR, final.failed_steps, skipped)
-
-
-def outcome_of_frame(final: dict[str, Any] | None, todo_steps: Iterable[dict[str, Any]] = ()) -> str:
-    """The outcome of a run as its person saw it: the `final_response` frame (None: none came) and the
-    run's last todo (`execution_steps` of its last todo message)."""
-    if final is None:
-        return NONE
-    response = final["response"]
-    skipped = [s.get("step_id") for s in todo_steps if s.get("status") == "skipped"]
-    return answer_kind(response["type"], response.get("data", {}).get("failed_steps") or [], skipped)
-
-
-# The final-state projection's status for each outcome (an error answer or a partial one is
-# `completed_with_errors` when it names failed steps, `completed` when its steps were only skipped).
-PROJECTED_STATUSES = {
-    ANSWER: {"completed"},
-    GUIDANCE: {"completed"},
-    PARTIAL: {"completed", "completed_with_errors"},
-    ERROR: {"completed", "completed_with_errors"},
-    FAILED: {"failed"},
-    REJECTED: {"rejected"},
-    CANCELLED: {"cancelled"},
-    NONE: {"planning", "awaiting_approval", "awaiting_input", "running"},
-}
-
-
-def projection_agrees(outcome: str, status: str | None) -> bool:
-    """Whether the final-state projection's status says what the store's final event says."""
-    return status in PROJECTED_STATUSES[outcome]
 
 
 # ---- interrupted -----------------------------------------------------------------------------------

@@ -31,10 +31,10 @@ from contracts.supervisor import (
 from contracts.teams import StepCompleted, StepFailed, StepFailedV1
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import Intent, IntentType, PlanStep, StepError, Team
+from services.platform.audit import OUTSIDE_RUN, print_timeline, timeline
 from services.platform.db import open_pool
 from services.platform.eventstore import EventStore
 from services.platform.settings import REPO_ROOT
-from services.projector.audit import OUTSIDE_RUN, print_timeline, timeline
 from services.projector.cli import audit, projections_app
 from services.projector.digest import digest
 from services.projector.runner import Projector

@@ -19,12 +19,12 @@ from contracts.results import Question, StepResult
 from contracts.supervisor import PlanApprovalRequested, ResponseReady, RunFailed, StepStarted
 from contracts.teams import StepCompleted
 from contracts.values import Intent, IntentType, PlanStep, Team
+from services.platform.audit import timeline
 from services.platform.bus import ConsumerPolicy
 from services.platform.consumer import HandlerContext, Outcome, Poison, Subscription
 from services.platform.deadletters import list_dead_letters
 from services.platform.service import Build, Wiring
 from services.platform.team import StepFailure, StepOutput, StepWork, team_subscription
-from services.projector.audit import timeline
 from services.supervisor.__main__ import build as supervisor_build
 from services.supervisor.bootstrap import SupervisorSettings, build_supervisor, respond_by_rules
 from services.supervisor.ending import RunLimits

@@ -1,4 +1,6 @@
-"""`jipsa audit RUN_ID`: a run's timeline, every event with what caused it and what it decided.
+"""A run's timeline, every event with what caused it and what it decided: what `jipsa audit RUN_ID`
+prints and the operator's page shows. It lives in the platform because both the projector's CLI and
+the gateway read it, and services never import each other.
 
 The cause of an event is found by its causation id among the run's own events;
 a cause outside the run (or missing from the log) is said so, not guessed.
