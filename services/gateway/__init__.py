@@ -11,7 +11,7 @@ log and the projections. Modules:
 - reads.py          the SQL the gateway reads: log by position / session / run, projections, checkpoint
 - outbox.py         one socket's ordered, de-duplicated delivery
 - follower.py       the one log follower per process, fan-out and gap-free resume (its docstring says why)
-- ws.py, api.py     the WebSocket and REST entrypoints; health.py the checks behind /healthz
+- ws.py, api.py     the WebSocket and REST entrypoints; health.py /livez, /readyz (and /healthz)
 - app.py            create_app, the lifespan that builds the Ports
 - bodies.py         request bodies bounded in size (413) and in time (408)
 - ask.py            `jipsa ask`, the terminal client

@@ -1,4 +1,4 @@
-"""The REST side: sessions, a session's runs, a run's state and events, cancelling, health.
+"""The REST side: sessions, a session's runs, a run's state and events, cancelling (health: health.py).
 
 A token is presented as `Authorization: Bearer <token>`: missing or unknown is 401, a valid token used
 on another session's path is 403, and another session's run is 404, exactly like a run that does not
@@ -7,7 +7,6 @@ exist, so a session cannot learn what others asked.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
@@ -19,7 +18,6 @@ from fastapi.routing import APIRoute
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from services.gateway.handlers import UnknownRun
-from services.gateway.health import OK, nats_answers, postgres_answers
 from services.gateway.limits import limits_of, retry_after
 from services.gateway.ports import Ports
 from services.gateway.protocol import FrameError, is_storable, storable
@@ -182,17 +180,6 @@ async def cancel_run(
     except FrameError as refused:  # ended already, or being cancelled: nothing is recorded
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
     return {"run_id": run_id, "position": recorded.position}
-
-
-@router.get("/healthz")
-async def healthz(ports: PortsDep) -> JSONResponse:
-    timeout = ports.settings.health_timeout_s
-    postgres, nats = await asyncio.gather(
-        postgres_answers(ports.reads.pool, timeout), nats_answers(ports.nats_url, timeout)
-    )
-    checks = {"postgres": postgres, "nats": nats, "follower": ports.follower_status()}
-    healthy = all(answer == OK for answer in checks.values())
-    return JSONResponse(checks, status.HTTP_200_OK if healthy else status.HTTP_503_SERVICE_UNAVAILABLE)
 
 
 async def store_unreachable(request: Request, failure: Exception) -> JSONResponse:

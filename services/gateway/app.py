@@ -22,6 +22,8 @@ from services.gateway.bodies import BoundedBodies
 from services.gateway.documents import router as documents_router
 from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
+from services.gateway.health import HeldBus
+from services.gateway.health import router as health_router
 from services.gateway.page import mount_page
 from services.gateway.ports import Ports
 from services.gateway.reads import Reads
@@ -58,9 +60,11 @@ def create_app(
             stop = asyncio.Event()
             task = asyncio.create_task(follower.run(stop), name="gateway-follower")
             task.add_done_callback(partial(_report_follower_end, on_follower_failure))
+            bus = HeldBus()
+            holding = asyncio.create_task(bus.hold(nats_url), name="gateway-nats")
             app.state.ports = Ports(
                 settings=settings,
-                nats_url=nats_url,
+                bus=bus,
                 sessions=Sessions(ready_pool, settings.store_timeout_s),
                 reads=reads,
                 requests=RunRequests(reads),
@@ -71,7 +75,8 @@ def create_app(
                 yield
             finally:
                 stop.set()
-                _, stuck = await asyncio.wait([task], timeout=10)
+                holding.cancel()
+                _, stuck = await asyncio.wait([task, holding], timeout=10)
                 for late in stuck:
                     late.cancel()
 
@@ -80,6 +85,7 @@ def create_app(
     app.add_exception_handler(psycopg.OperationalError, store_unreachable)
     app.include_router(router)
     app.include_router(documents_router)
+    app.include_router(health_router)
     mount_page(app)
 
     @app.websocket("/ws/{session_id}")
@@ -116,7 +122,7 @@ async def _opened(pool: AsyncConnectionPool | None, database_url: str) -> AsyncI
 
 
 def _report_follower_end(on_failure: Callable[[], None] | None, task: asyncio.Task[None]) -> None:
-    """The follower ends only at shutdown; any other end is a bug, which /healthz reports too."""
+    """The follower ends only at shutdown; any other end is a bug, which /readyz reports too."""
     if not task.cancelled() and task.exception() is not None:
         log.error("the gateway's follower stopped", exc_info=task.exception())
         if on_failure is not None:

@@ -1,51 +1,72 @@
-"""`/healthz`: the gateway is healthy when Postgres and NATS both answer and its follower is running."""
+"""The gateway's probes, as an orchestrator asks them.
+
+`/livez`: the process answers (no I/O, so an outage of a server never gets a live gateway restarted).
+`/readyz`: ready for traffic: Postgres answers through the app's pool, NATS through the one connection
+the gateway holds, and the log follower runs; 503 with each answer otherwise. `/healthz` is readyz
+under the name existing users probe.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any
 
-import nats
-from psycopg_pool import AsyncConnectionPool
+from fastapi import APIRouter, Request, status
+from fastapi.responses import JSONResponse
+from nats.aio.client import Client as NATS
 
-OK = "ok"
+from services.gateway.ports import Ports
+from services.platform.bus import connect
+from services.platform.probes import OK, NotReady, Readiness, bus_answers, is_ready, pool_answers
+from services.platform.service import close_bus, once_reachable
 
-
-async def postgres_answers(pool: AsyncConnectionPool, timeout: float) -> str:
-    async def ping() -> None:
-        async with pool.connection(timeout=timeout) as conn:
-            await conn.execute("SELECT 1")
-
-    return await _checked(ping(), timeout)
+router = APIRouter()
 
 
-async def nats_answers(url: str, timeout: float) -> str:
-    async def ping() -> None:
-        async def quiet(_: Exception) -> None:
-            """A refused connection is this check's answer, not something to log as an error."""
+class HeldBus:
+    """The gateway's NATS connection, held while the app runs so that a probe asks it instead of
+    opening one of its own. It is opened in the background and retried while NATS is down: the
+    gateway serves the page and records questions through Postgres alone, so a NATS outage at its
+    start is something to report (not ready), not a reason to stay down."""
 
-        client = await nats.connect(
-            url.split(","),
-            connect_timeout=timeout,
-            allow_reconnect=False,
-            max_reconnect_attempts=0,
-            error_cb=quiet,
-        )
+    def __init__(self) -> None:
+        self.nc: NATS | None = None
+
+    async def hold(self, url: str) -> None:
+        """Until cancelled: the connection opened (again and again while NATS is down), then kept."""
         try:
-            await client.flush(timeout=timeout)
+            self.nc = await once_reachable("gateway", lambda: connect(url, "gateway"))
+            await asyncio.Event().wait()
         finally:
-            await client.close()
+            if self.nc is not None:
+                await close_bus(self.nc)
 
-    return await _checked(ping(), timeout)
+    async def answers(self, timeout: float) -> None:
+        if self.nc is None:
+            raise NotReady("connecting")
+        await bus_answers(self.nc)(timeout)
 
 
-async def _checked(ping: Coroutine[Any, Any, None], timeout: float) -> str:
-    """ "ok", or why not. Every failure is the check's answer (it goes into the 503), so none is re-raised."""
-    try:
-        await asyncio.wait_for(ping, timeout)
-    except TimeoutError:
-        return f"no answer within {timeout:g} s"
-    except Exception as failed:
-        return f"unreachable: {type(failed).__name__}: {failed}"
-    return OK
+def readiness(ports: Ports) -> Readiness:
+    async def follower_runs(timeout: float) -> None:
+        if (state := ports.follower_status()) != OK:
+            raise NotReady(state)
+
+    return Readiness(
+        {"postgres": pool_answers(ports.reads.pool), "nats": ports.bus.answers, "follower": follower_runs},
+        waiting=None,
+    )
+
+
+@router.get("/livez")
+async def livez() -> dict[str, str]:
+    return {"process": OK}
+
+
+@router.get("/readyz")
+@router.get("/healthz")
+async def readyz(request: Request) -> JSONResponse:
+    ports: Ports = request.app.state.ports
+    report = await readiness(ports).report(ports.settings.health_timeout_s)
+    return JSONResponse(
+        report, status.HTTP_200_OK if is_ready(report) else status.HTTP_503_SERVICE_UNAVAILABLE
+    )

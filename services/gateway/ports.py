@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
@@ -11,11 +12,14 @@ from services.gateway.reads import Reads
 from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
 
+if TYPE_CHECKING:  # health.py reads the ports, so it imports this module
+    from services.gateway.health import HeldBus
+
 
 @dataclass(frozen=True)
 class Ports:
     settings: GatewaySettings
-    nats_url: str
+    bus: HeldBus  # the one NATS connection, for /readyz
     sessions: Sessions
     reads: Reads
     requests: RunRequests

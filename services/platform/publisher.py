@@ -169,6 +169,7 @@ class Publisher:
 async def main() -> None:
     from services.platform.bus import connect
     from services.platform.db import open_pool
+    from services.platform.probes import ProbeSettings, Readiness, bus_answers, pool_answers, probes_served
     from services.platform.runtime import load_infra_settings
     from services.platform.telemetry import setup_telemetry
 
@@ -180,8 +181,10 @@ async def main() -> None:
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
     pool = await open_pool(settings.database_url, max_size=2)
     nc = await connect(settings.nats_url, "publisher")
+    readiness = Readiness({"postgres": pool_answers(pool), "nats": bus_answers(nc)}, waiting=None)
     try:
-        await Publisher(pool, nc.jetstream(), settings).run(stop)
+        async with probes_served(ProbeSettings(), readiness):
+            await Publisher(pool, nc.jetstream(), settings).run(stop)
     finally:
         await nc.drain()
         await pool.close()

@@ -10,6 +10,10 @@ abandoned at once; work in hand gets STOP_WITHIN_S to finish, then whatever stil
 handler holding its message through an outage, a loop blocked on the pool) is cancelled, its
 transaction rolled back and its message left to come back after ack_wait. STOP_WITHIN_S plus
 closing stays under procman's grace, so `make run`'s Ctrl-C never has to SIGKILL a service.
+
+With `JIPSA_HEALTH_PORT` set, the process answers `/livez` and `/readyz` (probes.py) from start to
+stop: ready once it holds a pool Postgres answers through and a NATS connection that is up, and has
+built its wiring; while it waits for a server, `/readyz` says which.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from services.platform.bus import ConsumerPolicy, connect
 from services.platform.consumer import Consumer, Subscription
 from services.platform.db import open_pool
 from services.platform.outages import backoff, is_outage
+from services.platform.probes import ProbeSettings, Readiness, bus_answers, pool_answers, probes_served
 from services.platform.runtime import ServersNotFound, load_infra_settings
 from services.platform.settings import InfraSettings
 from services.platform.telemetry import setup_telemetry
@@ -60,20 +65,25 @@ async def serve(
     *,
     db_wait_s: float = 30.0,
     stop_within_s: float = STOP_WITHIN_S,
+    probes: ProbeSettings | None = None,
 ) -> None:
     """Run a service's consumers and loops until `stop` is set (tests call this in-process, with a
-    faster retry policy than infra/nats/jetstream.json's); `db_wait_s` bounds a checkout's wait."""
-    working = asyncio.Event()
-    work = asyncio.create_task(_work(name, build, settings, stop, policy, db_wait_s, working))
-    stopped = asyncio.create_task(stop.wait())
-    await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
-    stopped.cancel()
-    if work.done():
-        return work.result()
-    try:  # a start-up is abandoned at once; work in hand gets its time
-        await asyncio.wait_for(work, stop_within_s if working.is_set() else 0)
-    except TimeoutError:
-        log.warning("%s: still busy %g s after the stop; cancelled what was left", name, stop_within_s)
+    faster retry policy than infra/nats/jetstream.json's); `db_wait_s` bounds a checkout's wait;
+    `probes` says where to answer /livez and /readyz (nowhere by default)."""
+    readiness = Readiness()
+    async with probes_served(probes or ProbeSettings(port=0), readiness):
+        work = asyncio.create_task(_work(name, build, settings, stop, policy, db_wait_s, readiness))
+        stopped = asyncio.create_task(stop.wait())
+        await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if work.done():
+            return work.result()
+        grace = stop_within_s if readiness.waiting is None else 0  # a start-up is abandoned at once
+        readiness.waiting = "stopping"  # no new work is sent to a process on its way out
+        try:
+            await asyncio.wait_for(work, grace)
+        except TimeoutError:
+            log.warning("%s: still busy %g s after the stop; cancelled what was left", name, stop_within_s)
 
 
 async def _work(
@@ -83,23 +93,28 @@ async def _work(
     stop: asyncio.Event,
     policy: ConsumerPolicy | None,
     db_wait_s: float,
-    working: asyncio.Event,
+    readiness: Readiness,
 ) -> None:
-    pool = await _once_reachable(name, lambda: open_pool(settings.database_url, wait_s=db_wait_s))
+    readiness.waiting = "waiting for Postgres"
+    pool = await once_reachable(name, lambda: open_pool(settings.database_url, wait_s=db_wait_s))
+    readiness.checks["postgres"] = pool_answers(pool)
     try:
-        nc = await _once_reachable(name, lambda: connect(settings.nats_url, name))
+        readiness.waiting = "waiting for NATS"
+        nc = await once_reachable(name, lambda: connect(settings.nats_url, name))
+        readiness.checks["nats"] = bus_answers(nc)
         try:
-            wiring = await _once_reachable(name, lambda: build(pool, settings))
+            readiness.waiting = "building"
+            wiring = await once_reachable(name, lambda: build(pool, settings))
             consumers = [Consumer(s, pool, nc.jetstream(), settings, policy) for s in wiring.subscriptions]
-            working.set()
+            readiness.waiting = None
             await asyncio.gather(*(c.run(stop) for c in consumers), *(loop(stop) for loop in wiring.loops))
         finally:
-            await _close_bus(nc)
+            await close_bus(nc)
     finally:
         await pool.close(timeout=CLOSE_WITHIN_S)
 
 
-async def _once_reachable(name: str, start: Callable[[], Awaitable[T]]) -> T:
+async def once_reachable(name: str, start: Callable[[], Awaitable[T]]) -> T:
     """What `start` makes (a pool, a connection, the wiring), started again with a backoff while an
     outage stops it: a service started, or building, while a server is down waits for it."""
     delays = backoff(REACH_FIRST_WAIT_S, REACH_MAX_WAIT_S)
@@ -114,7 +129,7 @@ async def _once_reachable(name: str, start: Callable[[], Awaitable[T]]) -> T:
             await asyncio.sleep(delay)
 
 
-async def _close_bus(nc: NATS) -> None:
+async def close_bus(nc: NATS) -> None:
     """Drain if NATS answers in time; a drain waits for a reconnection that may never come."""
     with contextlib.suppress(Exception):
         await asyncio.wait_for(nc.drain(), CLOSE_WITHIN_S)
@@ -132,7 +147,7 @@ def main(name: str, build: Build) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await serve(name, build, load_infra_settings(), stop)
+        await serve(name, build, load_infra_settings(), stop, probes=ProbeSettings())
 
     try:
         asyncio.run(run())

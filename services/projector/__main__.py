@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 
+from services.platform.probes import ProbeSettings, Readiness, pool_answers, probes_served
 from services.platform.runtime import ServersNotFound
 from services.platform.telemetry import setup_telemetry
 from services.projector.bootstrap import load_settings, opened_store
@@ -19,7 +20,11 @@ async def main() -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     async with opened_store(load_settings()) as store:
-        await Projector(store).run(stop)
+        # Ready while Postgres answers: the projector holds no NATS connection (it follows the log).
+        async with probes_served(
+            ProbeSettings(), Readiness({"postgres": pool_answers(store.pool)}, waiting=None)
+        ):
+            await Projector(store).run(stop)
 
 
 if __name__ == "__main__":
