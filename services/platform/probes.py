@@ -103,7 +103,7 @@ def bus_answers(nc: NATS) -> Check:
     async def check(timeout: float) -> None:
         if not nc.is_connected:
             raise NotReady("reconnecting" if nc.is_reconnecting else "not connected")
-        await nc.flush(timeout=timeout)
+        await nc.flush()  # bounded by the caller (answer_of)
 
     return check
 

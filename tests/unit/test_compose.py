@@ -131,7 +131,14 @@ def test_the_gateway_is_reachable_from_the_host_and_checked_for_health() -> None
     gateway = SERVICES["gateway"]
     assert "8000:8000" in gateway["ports"]
     assert gateway["environment"]["JIPSA_GATEWAY_HOST"] == "0.0.0.0"
-    assert "/healthz" in " ".join(gateway["healthcheck"]["test"])
+    assert "http://127.0.0.1:8000/readyz" in " ".join(gateway["healthcheck"]["test"])
+
+
+@pytest.mark.parametrize("service", [name for name in APP_SERVICES if name != "gateway"])
+def test_each_worker_is_checked_on_its_probe_port(service: str) -> None:
+    """Healthy means ready (services/platform/probes.py), asked on the port the worker serves it on."""
+    port = SERVICES[service]["environment"]["JIPSA_HEALTH_PORT"]
+    assert f"http://127.0.0.1:{port}/readyz" in " ".join(SERVICES[service]["healthcheck"]["test"])
 
 
 def test_every_service_sends_telemetry_to_the_collector() -> None:
