@@ -1,7 +1,9 @@
 # Jipsa: `make run` starts everything, `make test` proves it. See README.md.
 SHELL := /bin/bash
-# uv from PATH, else where `pip install --user uv` puts it
-UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+# uv from PATH, else a copy of its own in a private venv: PEP 668 systems (Debian 12, Ubuntu 24.04)
+# refuse `pip install --user`, but any Python 3.11 with its venv module can make a venv.
+TOOLS := .tools
+UV ?= $(shell command -v uv 2>/dev/null || echo $(TOOLS)/bin/uv)
 VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST := $(VENV)/bin/pytest
@@ -10,10 +12,13 @@ PYTEST := $(VENV)/bin/pytest
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml uv.lock
-	@test -x $(UV) || python3 -m pip install --user --quiet uv
+$(VENV)/.installed: pyproject.toml uv.lock | $(UV)
 	$(UV) sync --frozen
 	@touch $@
+
+$(TOOLS)/bin/uv:
+	python3 -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet uv
 
 run: install  ## servers (embedded unless NATS_URL / DATABASE_URL are set), migrations, every service
 	$(VENV)/bin/jipsa run
