@@ -1,27 +1,27 @@
 """What the gateway reads from Postgres: the log (by position, by session, by run) and the projections.
 
-The projection tables, the `projections` checkpoint and its `jipsa_projections` notice are the
-projector's published read side; the gateway names them here and imports nothing of the projector.
-The store has no read by session or bounded range, so these use its own column list and row reader,
-and give back exactly the `Recorded` that `EventStore.read_all` would.
+The log is read through its owner, the event store (services/platform/store_reads.py), on a
+connection waited for at most `acquire_timeout_s`. The projection tables, the `projections`
+checkpoint and its `jipsa_projections` notice are the projector's published read side (its read
+models exist to be queried); the gateway names them here and imports nothing of the projector.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 from services.gateway.messages import EXECUTION_BEGINNINGS, RunFacts, TodoSnapshot
-from services.platform.eventstore import _COLUMNS as EVENT_COLUMNS
+from services.platform import store_reads
 from services.platform.eventstore import Recorded
-from services.platform.eventstore import _recorded as recorded
 
 PROJECTIONS_CHECKPOINT = "projections"
+T = TypeVar("T")
 TODO_STEP_COLUMNS = (
     "step_id, team, task, depends_on, status, attempt, started_at, completed_at, duration_ms, summary, error"
 )
@@ -37,8 +37,7 @@ class Reads:
         return self.pool.connection(timeout=self.acquire_timeout_s)
 
     async def head(self) -> int:
-        row = await self._one("SELECT coalesce(max(position), 0) AS position FROM events")
-        return row["position"]
+        return await self._log(store_reads.head)
 
     async def checkpoint(self) -> int:
         """How far the projections are built: the follower never reads the log past it."""
@@ -46,29 +45,13 @@ class Reads:
         return row["position"] if row else 0
 
     async def events_after(self, after: int, up_to: int, limit: int) -> list[Recorded]:
-        rows = await self._all(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s AND position <= %s"
-            " ORDER BY position LIMIT %s",
-            (after, up_to, limit),
-        )
-        return [recorded(r) for r in rows]
+        return await self._log(store_reads.events_between, after, up_to, limit)
 
     async def session_events(self, session_id: str, after: int, up_to: int, limit: int) -> list[Recorded]:
-        """One session's events in log order (the `events_session` index)."""
-        rows = await self._all(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE metadata->>'session_id' = %s"
-            " AND position > %s AND position <= %s ORDER BY position LIMIT %s",
-            (session_id, after, up_to, limit),
-        )
-        return [recorded(r) for r in rows]
+        return await self._log(store_reads.session_events, session_id, after, up_to, limit)
 
     async def run_events(self, run_id: str, after: int, limit: int) -> list[Recorded]:
-        rows = await self._all(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = %s AND position > %s"
-            " ORDER BY position LIMIT %s",
-            (run_id, after, limit),
-        )
-        return [recorded(r) for r in rows]
+        return await self._log(store_reads.run_events, run_id, after, limit)
 
     async def first_of_run(self, run_id: str) -> Recorded | None:
         """The run's first event, its QueryReceived: its session is the one that owns the run."""
@@ -76,27 +59,10 @@ class Reads:
         return rows[0] if rows else None
 
     async def latest_of_run(self, run_id: str, event_type: str) -> Recorded | None:
-        rows = await self._all(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = %s AND event_type = %s"
-            " ORDER BY position DESC LIMIT 1",
-            (run_id, event_type),
-        )
-        return recorded(rows[0]) if rows else None
+        return await self._log(store_reads.latest_of_run, run_id, event_type)
 
     async def runs_awaiting_approval(self, session_id: str) -> list[str]:
-        """The session's runs whose plan waits for the person's answer (asked for, not answered or ended)."""
-        # A run asked for approval counts from its question on: the seed's client answers as soon as it
-        # sees plan_ready, which may come a moment before the supervisor's request is appended.
-        rows = await self._all(
-            "SELECT q.correlation_id AS run_id FROM events q WHERE q.metadata->>'session_id' = %s"
-            " AND q.event_type = 'QueryReceived' AND (q.data->'options'->>'require_approval')::boolean"
-            " AND NOT EXISTS (SELECT 1 FROM events b WHERE b.correlation_id = q.correlation_id"
-            "  AND b.event_type IN ('PlanApproved', 'PlanRejected', 'RunCancelled', 'RunFailed',"
-            "  'ResponseReady'))"
-            " ORDER BY q.position",
-            (session_id,),
-        )
-        return [r["run_id"] for r in rows]
+        return await self._log(store_reads.runs_awaiting_approval, session_id)
 
     async def runs_holding_todo(self, session_id: str, todo_id: str) -> list[str]:
         """The session's unfinished runs with a todo (step) of this id not yet settled."""
@@ -109,16 +75,7 @@ class Reads:
         return [r["run_id"] for r in rows]
 
     async def open_forms(self, session_id: str) -> list[Recorded]:
-        """The session's unanswered InputRequested (not answered since, its run not ended), newest first."""
-        rows = await self._all(
-            f"SELECT {EVENT_COLUMNS} FROM events a WHERE a.metadata->>'session_id' = %s"
-            " AND a.event_type = 'InputRequested' AND NOT EXISTS (SELECT 1 FROM events b"
-            "  WHERE b.correlation_id = a.correlation_id AND b.position > a.position AND b.event_type IN"
-            "  ('InputProvided', 'InputRequested', 'RunCancelled', 'RunFailed', 'ResponseReady'))"
-            " ORDER BY a.position DESC",
-            (session_id,),
-        )
-        return [recorded(r) for r in rows]
+        return await self._log(store_reads.open_forms, session_id)
 
     async def facts(self, records: Iterable[Recorded]) -> dict[str, RunFacts]:
         """What the message mapping needs beyond the events, for every run among `records`."""
@@ -127,7 +84,7 @@ class Reads:
             return {}
         async with self.connection() as conn:
             todos = await _todos(conn, run_ids)
-            began = await _execution_beginnings(conn, run_ids)
+            began = await store_reads.first_positions(conn, run_ids, EXECUTION_BEGINNINGS)
         return {run: RunFacts(todo=todos.get(run), execution_began_at=began.get(run)) for run in run_ids}
 
     async def session_runs(self, session_id: str, limit: int = 100) -> list[dict[str, Any]]:
@@ -145,6 +102,11 @@ class Reads:
     async def todo(self, run_id: str) -> TodoSnapshot | None:
         async with self.connection() as conn:
             return (await _todos(conn, [run_id])).get(run_id)
+
+    async def _log(self, read: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """One of the event store's reads (store_reads.py), on a connection of the pool."""
+        async with self.connection() as conn:
+            return await read(conn, *args)
 
     async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
         async with self.connection() as conn:
@@ -169,16 +131,6 @@ async def _todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, TodoSna
         if (run_steps := steps.get(row.pop("run_id"))) is not None:
             run_steps.append(_json_ready(row))
     return {run_id: TodoSnapshot(pct, steps[run_id]) for run_id, pct in progress.items()}
-
-
-async def _execution_beginnings(conn: AsyncConnection, run_ids: list[str]) -> dict[str, int]:
-    """Per run, the first PlanApproved or StepStarted (messages.execution_beginnings, in SQL)."""
-    cur = await conn.execute(
-        "SELECT correlation_id, min(position) AS position FROM events"
-        " WHERE correlation_id = ANY(%s) AND event_type = ANY(%s) GROUP BY correlation_id",
-        (run_ids, list(EXECUTION_BEGINNINGS)),
-    )
-    return {r["correlation_id"]: r["position"] for r in await cur.fetchall()}
 
 
 def _json_ready(row: dict[str, Any]) -> dict[str, Any]:

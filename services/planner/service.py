@@ -23,13 +23,13 @@ from contracts import caused_by
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from contracts.telemetry import LlmCallRecorded
-from contracts.values import Intent
 from services.planner.followup import is_follow_up
 from services.planner.intents import is_small_talk
 from services.planner.llm_plan import InvalidPlan, PlanningAnswer, plan_from_llm
 from services.planner.plan_rules import Plan, PriorTurn, plan_by_rules
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 from services.platform.llm import LlmClient
+from services.platform.store_reads import previous_plan
 
 
 @dataclass(frozen=True)
@@ -81,18 +81,7 @@ async def previous_turn(conn: AsyncConnection, session_id: str | None, run_id: s
     """The session's latest planned run before this one: its question and the intent read from it."""
     if session_id is None:
         return None
-    cur = await conn.execute(
-        """
-        SELECT p.data AS plan, q.data AS query
-          FROM events p
-          JOIN events q ON q.correlation_id = p.correlation_id AND q.event_type = 'QueryReceived'
-         WHERE p.metadata->>'session_id' = %s AND p.event_type = 'PlanReady' AND p.correlation_id <> %s
-         ORDER BY p.position DESC
-         LIMIT 1
-        """,
-        (session_id, run_id),
-    )
-    row = await cur.fetchone()
-    if row is None:
+    previous = await previous_plan(conn, session_id, before_run=run_id)
+    if previous is None:
         return None
-    return PriorTurn(query=row["query"]["query"], intent=Intent.model_validate(row["plan"]["intent"]))
+    return PriorTurn(query=previous.question.query, intent=previous.plan.intent)

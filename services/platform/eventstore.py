@@ -66,12 +66,12 @@ class Recorded:
         return REGISTRY.parse(e.event_type, e.schema_version, e.data)
 
 
-_COLUMNS = (
+EVENT_COLUMNS = (
     "position, event_id, stream_id, stream_version, event_type, schema_version, data, metadata, recorded_at"
 )
 
 
-def _recorded(row: dict[str, Any]) -> Recorded:
+def recorded_from_row(row: dict[str, Any]) -> Recorded:
     envelope = Envelope(
         event_id=row["event_id"],
         event_type=row["event_type"],
@@ -104,7 +104,8 @@ class EventStore:
     async def read_correlation(self, correlation_id: str, after_position: int = 0) -> list[Recorded]:
         """Every event of one run (all its streams), in log order."""
         return await self._select(
-            f"SELECT {_COLUMNS} FROM events WHERE correlation_id = %s AND position > %s ORDER BY position",
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = %s AND position > %s"
+            " ORDER BY position",
             (correlation_id, after_position),
         )
 
@@ -118,25 +119,26 @@ class EventStore:
     async def _select(self, sql: str, params: tuple[Any, ...]) -> list[Recorded]:
         async with self.pool.connection() as conn:
             rows = await (await conn.execute(sql, params)).fetchall()
-            return [_recorded(r) for r in rows]
+            return [recorded_from_row(r) for r in rows]
 
 
 async def read_all_in(conn: AsyncConnection, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
     """Read the log inside the caller's transaction (a projector reads and checkpoints in one)."""
     cur = await conn.execute(
-        f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
         (after_position, limit),
     )
-    return [_recorded(r) for r in await cur.fetchall()]
+    return [recorded_from_row(r) for r in await cur.fetchall()]
 
 
 async def read_stream_in(conn: AsyncConnection, stream_id: str, after_version: int = 0) -> list[Recorded]:
     """One stream in version order, inside the caller's transaction (a decision reads and appends in one)."""
     cur = await conn.execute(
-        f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND stream_version > %s ORDER BY stream_version",
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %s AND stream_version > %s"
+        " ORDER BY stream_version",
         (stream_id, after_version),
     )
-    return [_recorded(r) for r in await cur.fetchall()]
+    return [recorded_from_row(r) for r in await cur.fetchall()]
 
 
 async def append_in(
@@ -198,8 +200,8 @@ async def _stored_ids_and_versions(
 
 
 async def _read_ids(conn: AsyncConnection, ids: list[UUID]) -> dict[UUID, Recorded]:
-    cur = await conn.execute(f"SELECT {_COLUMNS} FROM events WHERE event_id = ANY(%s)", (ids,))
-    return {r["event_id"]: _recorded(r) for r in await cur.fetchall()}
+    cur = await conn.execute(f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ANY(%s)", (ids,))
+    return {r["event_id"]: recorded_from_row(r) for r in await cur.fetchall()}
 
 
 async def _insert(

@@ -27,7 +27,6 @@ import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection
@@ -36,6 +35,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts import new_envelope, run_stream
 from contracts.supervisor import RunFailed
 from services.platform.eventstore import ConcurrencyError, Recorded, append_in, read_stream_in
+from services.platform.store_reads import StreamActivity, open_runs_with_parked_events, stream_activity
 from services.supervisor.ending import (
     ENDINGS,
     RunLimits,
@@ -49,7 +49,6 @@ from services.supervisor.run import RunState, fold
 
 log = logging.getLogger("jipsa.supervisor.watchdog")
 PLANNER_CONSUMER = "planner"  # the durable name the planner binds to (services/planner/service.py)
-Row = dict[str, Any]
 # For a run read in the ending transaction: the RunFailed that ends it now, or None.
 Verdict = Callable[[list[Recorded]], RunFailed | None]
 
@@ -92,49 +91,35 @@ class Watchdog:
         after a parked decision, say one that lost too many races, is decided by later triggers; the
         stall check still watches it). A re-driven letter's id has a suffix."""
         async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                """
-                SELECT DISTINCT e.correlation_id AS run_id, d.consumer = %(planner)s AS planning
-                  FROM dead_letters d
-                  JOIN events e ON e.event_id::text = split_part(d.event_id, ':', 1)
-                 WHERE d.replayed_at IS NULL
-                   AND (d.consumer = %(planner)s OR d.consumer LIKE %(supervisor)s)
-                   AND NOT EXISTS (SELECT 1 FROM events f WHERE f.stream_id = e.stream_id
-                                      AND (f.event_type = ANY(%(endings)s) OR f.recorded_at > d.parked_at))
-                """,
-                {"planner": PLANNER_CONSUMER, "supervisor": f"{CONSUMER_PREFIX}%", "endings": list(ENDINGS)},
+            parked = await open_runs_with_parked_events(
+                conn, [PLANNER_CONSUMER, f"{CONSUMER_PREFIX}%"], list(ENDINGS)
             )
-            rows = await cur.fetchall()
-        return [(r["run_id"], planning_failed if r["planning"] else decision_failed) for r in rows]
+        failures = {(r.run_id, r.consumer == PLANNER_CONSUMER) for r in parked}
+        return [
+            (run_id, planning_failed if planning else decision_failed)
+            for run_id, planning in sorted(failures)
+        ]
 
     async def _silent_runs(self, now: datetime) -> list[str]:
         """Runs that may be open and have been quiet for the shorter limit, read after the horizon."""
         async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                """
-                SELECT stream_id, min(position) AS first_position, max(position) AS last_position,
-                       max(recorded_at) AS last_at, bool_or(event_type = ANY(%s)) AS ended
-                  FROM events WHERE position > %s AND stream_id LIKE 'run-%%' GROUP BY stream_id
-                """,
-                (list(ENDINGS), self.horizon),
-            )
-            rows = await cur.fetchall()
-        open_rows = [r for r in rows if not r["ended"] and not self._known_ended(r)]
-        last_read = max((r["last_position"] for r in rows), default=self.horizon)
-        self.horizon = min((r["first_position"] - 1 for r in open_rows), default=last_read)
-        in_window = {r["stream_id"] for r in rows}
+            rows = await stream_activity(conn, self.horizon, "run-", list(ENDINGS))
+        open_rows = [r for r in rows if not r.ended and not self._known_ended(r)]
+        last_read = max((r.last_position for r in rows), default=self.horizon)
+        self.horizon = min((r.first_position - 1 for r in open_rows), default=last_read)
+        in_window = {r.stream_id for r in rows}
         self.not_before = {s: v for s, v in self.not_before.items() if s in in_window}
         quiet_before = now - timedelta(seconds=min(self.limits.stall_after_s, self.limits.person_wait_s))
-        due = [r for r in open_rows if r["last_at"] <= quiet_before and self._due(r, now)]
-        return [r["stream_id"].removeprefix("run-") for r in due]
+        due = [r for r in open_rows if r.last_at <= quiet_before and self._due(r, now)]
+        return [r.stream_id.removeprefix("run-") for r in due]
 
-    def _known_ended(self, row: Row) -> bool:
+    def _known_ended(self, row: StreamActivity) -> bool:
         """Read before and found ended (events after an ending: a late answer, a frame on a finished run)."""
-        return self.not_before.get(row["stream_id"]) == (row["last_position"], None)
+        return self.not_before.get(row.stream_id) == (row.last_position, None)
 
-    def _due(self, row: Row, now: datetime) -> bool:
-        last_position, due_at = self.not_before.get(row["stream_id"], (None, None))
-        return last_position != row["last_position"] or (due_at is not None and due_at <= now)
+    def _due(self, row: StreamActivity, now: datetime) -> bool:
+        last_position, due_at = self.not_before.get(row.stream_id, (None, None))
+        return last_position != row.last_position or (due_at is not None and due_at <= now)
 
     def _overdue(self, run_id: str, stored: list[Recorded], now: datetime) -> RunFailed | None:
         last = stored[-1]

@@ -1,0 +1,194 @@
+"""The reads of the event log other modules need, offered by the store that owns the `events` table.
+
+Readers (the gateway's pages and socket, the planner's memory of a session, the supervisor's
+watchdog) ask here instead of writing SQL on `events`, so the table's columns, its indexes and how a
+row becomes a `Recorded` (upcast on read) are known in one package; the watchdog's one read that joins
+the platform's `dead_letters` lives here too. Every read takes the caller's
+connection: the gateway bounds how long it waits for one, and a consumer reads inside the
+transaction it appends in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import cast
+
+from psycopg import AsyncConnection
+
+from contracts.gateway import QueryReceived
+from contracts.planner import PlanReady
+from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_row
+
+
+async def head(conn: AsyncConnection) -> int:
+    """The position of the last event in the log (0 for an empty log)."""
+    row = await (await conn.execute("SELECT coalesce(max(position), 0) AS position FROM events")).fetchone()
+    return row["position"]
+
+
+async def events_between(conn: AsyncConnection, after: int, up_to: int, limit: int) -> list[Recorded]:
+    """The log in position order, after `after` and up to `up_to`, at most `limit` events."""
+    return await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s AND position <= %s"
+        " ORDER BY position LIMIT %s",
+        (after, up_to, limit),
+    )
+
+
+async def session_events(
+    conn: AsyncConnection, session_id: str, after: int, up_to: int, limit: int
+) -> list[Recorded]:
+    """One session's events in log order (the `events_session` index)."""
+    return await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE metadata->>'session_id' = %s"
+        " AND position > %s AND position <= %s ORDER BY position LIMIT %s",
+        (session_id, after, up_to, limit),
+    )
+
+
+async def run_events(conn: AsyncConnection, run_id: str, after: int, limit: int) -> list[Recorded]:
+    """One run's events (all its streams) in log order."""
+    return await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = %s AND position > %s"
+        " ORDER BY position LIMIT %s",
+        (run_id, after, limit),
+    )
+
+
+async def latest_of_run(conn: AsyncConnection, run_id: str, event_type: str) -> Recorded | None:
+    rows = await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = %s AND event_type = %s"
+        " ORDER BY position DESC LIMIT 1",
+        (run_id, event_type),
+    )
+    return rows[0] if rows else None
+
+
+async def first_positions(
+    conn: AsyncConnection, run_ids: Sequence[str], event_types: Sequence[str]
+) -> dict[str, int]:
+    """Per run among `run_ids`, the position of its first event of any of `event_types` (runs with none
+    are left out)."""
+    cur = await conn.execute(
+        "SELECT correlation_id, min(position) AS position FROM events"
+        " WHERE correlation_id = ANY(%s) AND event_type = ANY(%s) GROUP BY correlation_id",
+        (list(run_ids), list(event_types)),
+    )
+    return {r["correlation_id"]: r["position"] for r in await cur.fetchall()}
+
+
+async def runs_awaiting_approval(conn: AsyncConnection, session_id: str) -> list[str]:
+    """The session's runs whose plan waits for the person's answer (asked for, not answered or ended),
+    oldest first."""
+    # A run asked for approval counts from its question on: a client may answer as soon as it sees
+    # plan_ready, which can come a moment before the supervisor's request is appended.
+    cur = await conn.execute(
+        "SELECT q.correlation_id AS run_id FROM events q WHERE q.metadata->>'session_id' = %s"
+        " AND q.event_type = 'QueryReceived' AND (q.data->'options'->>'require_approval')::boolean"
+        " AND NOT EXISTS (SELECT 1 FROM events b WHERE b.correlation_id = q.correlation_id"
+        "  AND b.event_type IN ('PlanApproved', 'PlanRejected', 'RunCancelled', 'RunFailed',"
+        "  'ResponseReady'))"
+        " ORDER BY q.position",
+        (session_id,),
+    )
+    return [r["run_id"] for r in await cur.fetchall()]
+
+
+async def open_forms(conn: AsyncConnection, session_id: str) -> list[Recorded]:
+    """The session's unanswered InputRequested (not answered since, its run not ended), newest first."""
+    return await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events a WHERE a.metadata->>'session_id' = %s"
+        " AND a.event_type = 'InputRequested' AND NOT EXISTS (SELECT 1 FROM events b"
+        "  WHERE b.correlation_id = a.correlation_id AND b.position > a.position AND b.event_type IN"
+        "  ('InputProvided', 'InputRequested', 'RunCancelled', 'RunFailed', 'ResponseReady'))"
+        " ORDER BY a.position DESC",
+        (session_id,),
+    )
+
+
+@dataclass(frozen=True)
+class PlannedTurn:
+    """A run of a session as the planner left it: the question asked and the plan made for it."""
+
+    question: QueryReceived
+    plan: PlanReady
+
+
+async def previous_plan(conn: AsyncConnection, session_id: str, before_run: str) -> PlannedTurn | None:
+    """The session's latest planned run other than `before_run` (the one being planned now)."""
+    plans = await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE metadata->>'session_id' = %s"
+        " AND event_type = 'PlanReady' AND correlation_id <> %s ORDER BY position DESC LIMIT 1",
+        (session_id, before_run),
+    )
+    if not plans:
+        return None
+    question = await latest_of_run(conn, plans[0].envelope.correlation_id, QueryReceived.event_type)
+    if question is None:
+        return None
+    return PlannedTurn(question=cast(QueryReceived, question.event()), plan=cast(PlanReady, plans[0].event()))
+
+
+@dataclass(frozen=True)
+class StreamActivity:
+    """What a stretch of the log holds of one stream: its first and last position there, when its
+    last event was recorded, and whether any of them ends it."""
+
+    stream_id: str
+    first_position: int
+    last_position: int
+    last_at: datetime
+    ended: bool
+
+
+async def stream_activity(
+    conn: AsyncConnection, after: int, stream_prefix: str, endings: Sequence[str]
+) -> list[StreamActivity]:
+    """Per stream whose id starts with `stream_prefix`, its events after position `after`."""
+    cur = await conn.execute(
+        """
+        SELECT stream_id, min(position) AS first_position, max(position) AS last_position,
+               max(recorded_at) AS last_at, bool_or(event_type = ANY(%s)) AS ended
+          FROM events WHERE position > %s AND stream_id LIKE %s GROUP BY stream_id
+        """,
+        (list(endings), after, f"{stream_prefix}%"),
+    )
+    return [StreamActivity(**r) for r in await cur.fetchall()]
+
+
+@dataclass(frozen=True)
+class ParkedRun:
+    run_id: str
+    consumer: str  # the consumer that parked one of the run's events as a dead letter
+
+
+async def open_runs_with_parked_events(
+    conn: AsyncConnection, consumers: Sequence[str], endings: Sequence[str]
+) -> list[ParkedRun]:
+    """Runs with an event parked (not re-driven) by one of `consumers` (LIKE patterns) and nothing
+    recorded since in the event's stream, none of it an ending. A re-driven letter's id has a suffix."""
+    cur = await conn.execute(
+        """
+        SELECT DISTINCT e.correlation_id AS run_id, d.consumer
+          FROM dead_letters d
+          JOIN events e ON e.event_id::text = split_part(d.event_id, ':', 1)
+         WHERE d.replayed_at IS NULL AND d.consumer LIKE ANY(%(consumers)s)
+           AND NOT EXISTS (SELECT 1 FROM events f WHERE f.stream_id = e.stream_id
+                              AND (f.event_type = ANY(%(endings)s) OR f.recorded_at > d.parked_at))
+        """,
+        {"consumers": list(consumers), "endings": list(endings)},
+    )
+    return [ParkedRun(**r) for r in await cur.fetchall()]
+
+
+async def _recorded(conn: AsyncConnection, sql: str, params: tuple[object, ...]) -> list[Recorded]:
+    cur = await conn.execute(sql, params)
+    return [recorded_from_row(r) for r in await cur.fetchall()]
