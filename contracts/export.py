@@ -25,30 +25,12 @@ from pydantic import BaseModel
 
 from contracts import REGISTRY, Envelope, Event, run_stream, subject_for
 from contracts.compat import breaking_changes
+from contracts.consumers import CONSUMERS, EVERY_EVENT_CONSUMERS
 
 CONTRACTS_DIR = Path(__file__).parent
 SCHEMAS_DIR = CONTRACTS_DIR / "schemas"
 EXAMPLES_DIR = CONTRACTS_DIR / "examples"
 ASYNCAPI_PATH = CONTRACTS_DIR / "asyncapi.json"
-
-# Who subscribes to what, keyed by the subject after `{namespace}.v{N}.`. Every version of an event
-# type has the same consumers, since they read older versions upcast. Each model names its own producer.
-CONSUMERS: dict[str, tuple[str, ...]] = {
-    "QueryReceived": ("planner",),
-    "PlanReady": ("supervisor",),
-    "PlanApproved": ("supervisor",),
-    "PlanRejected": ("supervisor",),
-    "StepCompleted": ("supervisor",),
-    "StepFailed": ("supervisor",),
-    "StepSkipRequested": ("supervisor",),
-    "RunCancelRequested": ("supervisor",),
-    "InputProvided": ("supervisor",),
-    "StepStarted.search": ("search",),
-    "StepStarted.analysis": ("analysis",),
-    "StepStarted.document": ("document",),
-}
-# The projector folds every event into the read models; the publisher relays every event to NATS.
-EVERY_EVENT_CONSUMERS = ("projector", "publisher")
 
 # Fixed ids and time, so the examples in asyncapi.json are the same on every export.
 EXAMPLE_IDS = UUID("6f1d7c1e-2b1a-4c57-9a55-3f0b8e0c9a10")

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from psycopg import AsyncConnection
 
 from contracts import Envelope, Event, new_envelope, run_stream
+from contracts.consumers import consumed_by
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 from services.platform.eventstore import read_stream_in
 from services.supervisor.decide import RetryPolicy, decide
@@ -36,17 +37,9 @@ CONSUMER_PREFIX = (
 Clock = Callable[[], datetime]
 Respond = Callable[[RunState], Awaitable[Sequence[Event]]]  # ResponseReady, plus any LlmCallRecorded
 
-# The events after which a run may need a decision; the supervisor ignores the rest.
-TRIGGERS = (
-    "PlanReady",
-    "PlanApproved",
-    "PlanRejected",
-    "StepCompleted",
-    "StepFailed",
-    "StepSkipRequested",
-    "RunCancelRequested",
-    "InputProvided",
-)
+# The events after which a run may need a decision (the published list of who consumes what); the
+# supervisor ignores the rest.
+TRIGGERS = consumed_by("supervisor")
 
 
 @dataclass(frozen=True)

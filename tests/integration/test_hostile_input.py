@@ -35,6 +35,7 @@ from nats.aio.client import Client as NATS
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import REGISTRY, Envelope
+from contracts.consumers import CONSUMERS
 from contracts.results import Question
 from contracts.supervisor import InputRequested, PlanApprovalRequested
 from contracts.values import Team
@@ -45,7 +46,6 @@ from services.platform.consumer import Consumer, HandlerContext, Subscription
 from services.platform.deadletters import list_dead_letters
 from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
-from services.supervisor.handlers import TRIGGERS
 from tests.integration.bus_helpers import query_event, running, wait_until
 from tests.integration.gateway_helpers import (
     LEGAL,
@@ -760,12 +760,16 @@ async def test_too_many_questions_in_a_session_are_refused_and_the_socket_stays_
 # --- the bus --------------------------------------------------------------------------------------------
 
 FAST = ConsumerPolicy.from_infra(backoff_s=[0.05, 0.1, 0.2], max_attempts=3, ack_wait_s=5)
-# Every subscription Jipsa's services make: the planner, the supervisor's triggers, and each team.
-LISTENED: list[tuple[str, str, str | None]] = [
-    ("planner", "QueryReceived", None),
-    *[(f"supervisor-{t}", t, None) for t in TRIGGERS],
-    *[(f"team-{team.value}", "StepStarted", team.value) for team in Team],
-]
+
+
+def listened(service: str, key: str) -> tuple[str, str, str | None]:
+    """(durable name, event type, routing token) of a subscription in the list of who consumes what."""
+    event_type, _, routing = key.partition(".")
+    return f"{service}-{event_type}-{routing}".rstrip("-"), event_type, routing or None
+
+
+# Every subscription Jipsa's services make (contracts/consumers.py).
+LISTENED = [listened(service, key) for key, services in CONSUMERS.items() for service in services]
 
 
 @dataclass
