@@ -1,5 +1,6 @@
-"""The rule-based insight summary (인사이트 요약, the fallback of seed call points #8/#9): one headline
-and the findings of every tool that ran, most important tool first."""
+"""The analysis step's summary (인사이트 요약), by rules: one headline and the findings of every tool that
+ran, most important tool first. Insights across the whole run are the supervisor's `response_synthesis`
+call's to write, so no LLM call summarises a single step."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""The LLM's judgement on top of the contract review rules (the seed's call point #7 contract
-analysis), when an endpoint is configured and a contract was pasted.
+"""The LLM's judgement on top of the contract review rules (the `contract_analysis` call point),
+when an endpoint is configured and a contract was pasted.
 
 The rules' findings stand either way; the model only adds to them, and what it adds is held to the
 material it was given: a risk that does not quote the contract, or cites an article it was not shown,
 is dropped. Without an endpoint, or on any failure, nothing is added and the rules' review is the
-answer. Insights, risks and next steps drawn from the analyses as a whole (the seed's #9 insight
-synthesis) are written by the supervisor's one `response_synthesis` call, not here.
+answer. Insights, risks and next steps drawn from the analyses as a whole are written by the
+supervisor's one `response_synthesis` call, not here.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ RunId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, ma
 
 
 class Frame(BaseModel):
-    # Unknown keys are ignored: the seed's web page sends a few we have no use for. Strict: a frame says
-    # what it means, so "yes" is no boolean and "10" or true no position (lax pydantic would coerce them).
+    # Unknown keys are ignored: clients written for the LangGraph design Jipsa replaced send a few we
+    # have no use for. Strict: a frame says what it means, so "yes" is no boolean and "10" or true no
+    # position (lax pydantic would coerce them).
     model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
 
 
@@ -33,7 +34,7 @@ class InterruptResponseFrame(Frame):
     """The person's answer to a `plan_ready` that `requires_approval`; `modify` carries the edited todos."""
 
     type: Literal["interrupt_response"]
-    run_id: RunId | None = None  # the seed's protocol omits it: the session's one waiting run is meant
+    run_id: RunId | None = None  # older clients omit it: the session's one waiting run is meant
     action: Literal["approve", "modify", "reject"]
     modified_todos: list[dict[str, Any]] | None = Field(default=None, max_length=50)
     reason: str | None = Field(default=None, max_length=500)
@@ -41,7 +42,7 @@ class InterruptResponseFrame(Frame):
 
 class TodoSkipFrame(Frame):
     type: Literal["todo_skip"]
-    run_id: RunId | None = None  # the seed's protocol omits it: the session's run holding the todo is meant
+    run_id: RunId | None = None  # older clients omit it: the session's run holding the todo is meant
     todo_id: str = Field(min_length=1, max_length=64)
 
 

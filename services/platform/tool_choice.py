@@ -1,4 +1,5 @@
-"""Tool selection by the LLM where a team's rules are unsure (the seed's call points #5 and #6).
+"""Tool selection by the LLM where a team's rules are unsure (the `search_tool_selection` and
+`analysis_tool_selection` call points).
 
 The planner's one `planning` call already sets each step's focus, and a focus names the tools, so a
 second LLM call per step would re-decide what is decided and sit on the critical path. A team asks

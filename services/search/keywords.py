@@ -1,4 +1,4 @@
-"""Keyword extraction by the LLM (the seed's call point #4), for the steps whose rules are unsure.
+"""Keyword extraction by the LLM (the `keyword_extraction` call point), for the steps whose rules are unsure.
 
 A planned step carries its topic in the task and its focus (the planner's one call, or its rules,
 put them there), which the legal search already uses. A step without a focus (one the person added

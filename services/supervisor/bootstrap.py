@@ -61,10 +61,11 @@ async def respond_by_rules(state: RunState) -> Sequence[Event]:
 def respond_with(llm: LlmClient) -> Respond:
     """The rules answer, rewritten by the run's one `response_synthesis` call when it stays grounded.
 
-    The rewrite may add key insights, risks and next steps drawn from the analyses' results (the
-    seed's separate insight synthesis call, folded into this one). An answer that cites an article no
-    step produced is not used; a line that quotes a number no step produced is dropped from it; an
-    answer left with nothing is not used. Whatever is not used leaves the rules answer unchanged.
+    The rewrite may add key insights, risks and next steps drawn from the analyses' results (in
+    this call rather than one of their own, which would add a model round trip to every answer). An
+    answer that cites an article no step produced is not used; a line that quotes a number no step
+    produced is dropped from it; an answer left with nothing is not used. Whatever is not used leaves
+    the rules answer unchanged.
 
     Two triggers of one run (its last two steps finishing together) can both decide to answer before
     either records it; the loser's append is rolled back and it decides again. So that the model is
