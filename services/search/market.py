@@ -34,6 +34,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.results import Figure, StepResult
 from contracts.search import GroupStats, MarketStats, PriceSummary, RegionMarket
 from services.housing.area import PYEONG_M2, pyeong
+from services.housing.dates import add_months
 from services.housing.money import format_manwon
 from services.platform.team import StepWork
 from services.search.listings import (
@@ -282,20 +283,10 @@ async def contract_samples(
     return ContractSamples(
         samples=samples,
         places={r["deal_key"]: r["place"] for r in rows},
-        window_from=_months_before(window_to, months),
+        # The window's exclusive lower end, as Postgres computes `window_to - interval 'N months'`.
+        window_from=add_months(window_to, -months),
         window_to=window_to,
     )
-
-
-def _months_before(day: date, months: int) -> date:
-    """The exclusive lower end of the window, as Postgres computes `day - interval 'N months'`."""
-    y, m = divmod(day.year * 12 + day.month - 1 - months, 12)
-    for d in range(day.day, 0, -1):
-        try:
-            return date(y, m + 1, d)
-        except ValueError:
-            continue
-    raise AssertionError("unreachable: every month has a first day")
 
 
 # --- the tool ------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ class Supervisor:
         events = list(decision.events)
         if decision.respond:
             events.extend(await self.respond(decision.state))
-        await _set_timers(conn, run_id, decision.wake_at if not decision.respond else None)
+        await set_timers(conn, run_id, decision.wake_at if not decision.respond else None)
         if not events:
             return Outcome()
         last = cause or (stored[-1].envelope if stored else None)
@@ -80,7 +80,7 @@ def _envelope(event: Event, run_id: str, state: RunState, cause: Envelope | None
     )
 
 
-async def _set_timers(conn: AsyncConnection, run_id: str, wake_at: datetime | None) -> None:
+async def set_timers(conn: AsyncConnection, run_id: str, wake_at: datetime | None) -> None:
     """One wake-up per run: the earliest deadline it waits on (the decision recomputes the rest). An
     upsert, not delete-then-insert: two triggers of one run deciding at once both find no row to delete,
     and the second insert would fail on the key instead of waiting to lose the decision's race."""

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.supervisor.handlers import _set_timers
+from services.supervisor.handlers import set_timers
 from tests.integration.bus_helpers import wait_until
 
 pytestmark = pytest.mark.integration
@@ -21,14 +21,14 @@ async def test_two_decisions_setting_one_runs_timer_at_once_both_commit(pool) ->
 
     async def first() -> None:
         async with pool.connection() as conn, conn.transaction():
-            await _set_timers(conn, "r", first_due)
+            await set_timers(conn, "r", first_due)
             first_wrote.set()
             await first_may_commit.wait()
 
     async def second() -> None:
         await first_wrote.wait()
         async with pool.connection() as conn, conn.transaction():
-            await _set_timers(conn, "r", second_due)
+            await set_timers(conn, "r", second_due)
 
     async def second_waits_on_the_first() -> bool:
         async with pool.connection() as conn:

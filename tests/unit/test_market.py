@@ -8,11 +8,11 @@ from datetime import date
 import pytest
 
 from services.housing.area import PYEONG_M2
+from services.housing.dates import add_months
 from services.search.listings import ListingFilters, NamedComplex
 from services.search.market import (
     MarketStats,
     Sample,
-    _months_before,
     around_complex,
     asking_stats,
     complex_headline,
@@ -115,8 +115,8 @@ def test_contract_query_filters_kind_place_type_and_rent() -> None:
 
 
 def test_window_start_matches_postgres_month_arithmetic() -> None:
-    assert _months_before(date(2025, 6, 2), 12) == date(2024, 6, 2)
-    assert _months_before(date(2024, 3, 31), 1) == date(2024, 2, 29)
+    assert add_months(date(2025, 6, 2), -12) == date(2024, 6, 2)
+    assert add_months(date(2024, 3, 31), -1) == date(2024, 2, 29)
 
 
 def complex_sample(i: int, low: float, high: float, dong: str = "문정동") -> Sample:
