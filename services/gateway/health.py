@@ -16,7 +16,16 @@ from nats.aio.client import Client as NATS
 
 from services.gateway.ports import Ports
 from services.platform.bus import connect
-from services.platform.probes import OK, NotReady, Readiness, bus_answers, is_ready, pool_answers
+from services.platform.probes import (
+    LIVENESS_PATH,
+    OK,
+    READINESS_PATH,
+    NotReady,
+    Readiness,
+    bus_answers,
+    is_ready,
+    pool_answers,
+)
 from services.platform.service import close_bus, once_reachable
 
 router = APIRouter()
@@ -57,12 +66,12 @@ def readiness(ports: Ports) -> Readiness:
     )
 
 
-@router.get("/livez")
+@router.get(LIVENESS_PATH)
 async def livez() -> dict[str, str]:
     return {"process": OK}
 
 
-@router.get("/readyz")
+@router.get(READINESS_PATH)
 @router.get("/healthz")
 async def readyz(request: Request) -> JSONResponse:
     ports: Ports = request.app.state.ports

@@ -27,6 +27,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger("jipsa.probes")
 OK = "ok"
+# The paths orchestrators are pointed at (docker-compose.yml, infra/helm/jipsa): the gateway's routes too.
+LIVENESS_PATH, READINESS_PATH = "/livez", "/readyz"
 Check = Callable[[float], Awaitable[None]]  # raises (NotReady or any error) when the thing is not ready
 REQUEST_READ_S = 2.0  # a probe sends one short request line; a client that dawdles is dropped
 
@@ -146,10 +148,10 @@ async def _response(
     method, _, rest = request_line.decode("latin-1").partition(" ")
     path = rest.partition(" ")[0].partition("?")[0]
     if method != "GET":
-        return HTTPStatus.METHOD_NOT_ALLOWED, {"error": "GET /livez or /readyz"}
-    if path == "/livez":
+        return HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"GET {LIVENESS_PATH} or {READINESS_PATH}"}
+    if path == LIVENESS_PATH:
         return HTTPStatus.OK, {"process": OK}
-    if path == "/readyz":
+    if path == READINESS_PATH:
         report = await readiness.report(timeout)
         return (HTTPStatus.OK if is_ready(report) else HTTPStatus.SERVICE_UNAVAILABLE), report
-    return HTTPStatus.NOT_FOUND, {"error": "GET /livez or /readyz"}
+    return HTTPStatus.NOT_FOUND, {"error": f"GET {LIVENESS_PATH} or {READINESS_PATH}"}
