@@ -33,6 +33,7 @@ async def main() -> int:
         database_url=infra.database_url,
         nats_url=infra.nats_url,
         on_follower_failure=end_for_a_fresh_start,
+        stream_name=infra.stream_name,
     )
     shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     # The line a person looks for in `make run`'s output (uvicorn confirms the bind right after).

@@ -24,6 +24,7 @@ from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
 from services.gateway.health import HeldBus
 from services.gateway.health import router as health_router
+from services.gateway.operator import OperatorConfig, mount_operator
 from services.gateway.page import mount_page
 from services.gateway.ports import Ports
 from services.gateway.reads import Reads
@@ -42,10 +43,12 @@ def create_app(
     nats_url: str,
     pool: AsyncConnectionPool | None = None,
     on_follower_failure: Callable[[], None] | None = None,
+    stream_name: str | None = None,
 ) -> FastAPI:
     """The gateway app. `on_follower_failure` is called if the log follower stops on an error: the
     process's owner ends the process then, so its supervisor (make run, compose) starts a fresh one
-    rather than keep a gateway whose sockets would never hear of a run again."""
+    rather than keep a gateway whose sockets would never hear of a run again. `stream_name` is the
+    events stream whose consumers the operator's page shows."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -87,6 +90,7 @@ def create_app(
     app.include_router(documents_router)
     app.include_router(health_router)
     mount_page(app)
+    mount_operator(app, OperatorConfig.of(settings, nats_url, stream_name))
 
     @app.websocket("/ws/{session_id}")
     async def session_socket(websocket: WebSocket, session_id: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -37,6 +37,14 @@ class GatewaySettings(BaseSettings):
     # The follower wakes on the projector's commit notices; this poll only covers a lost notice.
     poll_interval_s: float = Field(default=1.0, gt=0)
     health_timeout_s: float = Field(default=2.0, gt=0)
+    operator_token: SecretStr | None = Field(
+        default=None,
+        alias="JIPSA_OPERATOR_TOKEN",
+        description=(
+            "The bearer token of the operator's page (/operator) and its API. Unset: the page and its API"
+            " answer 404; set: a request without it, or with another, answers 401."
+        ),
+    )
 
     @property
     def ws_max_size(self) -> int:

@@ -56,7 +56,10 @@ async def jipsa(store, infra, **gateway_settings) -> AsyncIterator[Gateway]:
 
     builds = [relay, planner_build, supervisor_build, search_build, analysis_build, document_build]
     async with serving_all(infra, builds, FAST):
-        async with projecting(store), serving(store.pool, infra.nats_url, **gateway_settings) as gateway:
+        async with (
+            projecting(store),
+            serving(store.pool, infra.nats_url, infra.stream_name, **gateway_settings) as gateway,
+        ):
             yield gateway
 
 
