@@ -1,5 +1,6 @@
 """What the operator's page reads: recent runs from the final-state projection, the few events of those
-runs it counts (from the store), every checkpoint against the head of the log, and the bus's consumers.
+runs it counts (through the store's reads), every checkpoint against the head of the log, and the bus's
+consumers.
 
 Runs are chosen by the projection's `created_at` (a small table) and their events read by run through
 the store's `events_correlation` index, so the page never scans the log by time, however long it grows.
@@ -19,6 +20,8 @@ from nats.errors import Error as NatsError
 from nats.js.errors import NotFoundError
 from psycopg import AsyncConnection
 
+from services.platform import store_reads
+from services.platform.eventstore import Recorded
 from services.platform.run_outcomes import FINAL_EVENTS, RunEvent
 
 # The events the page counts: steps (latency, skips), LLM calls, and what ended each run.
@@ -30,8 +33,9 @@ COUNTED_EVENTS = (
     "LlmCallRecorded",
     *FINAL_EVENTS,
 )
-# A window's runs beyond this are left out of the figures (the page says how many it counted).
-MAX_RUNS = 2000
+# A window's runs beyond this are left out of the figures (the page says how many it counted): the
+# newest are counted, and the page is read every few seconds.
+MAX_RUNS = 1000
 
 
 @dataclass(frozen=True)
@@ -66,30 +70,26 @@ async def recent_runs(conn: AsyncConnection, minutes: int) -> RecentRuns:
 
 
 async def counted_events(conn: AsyncConnection, run_ids: list[str]) -> CountedEvents:
-    cur = await conn.execute(
-        "SELECT correlation_id, position, event_type, data, extract(epoch FROM recorded_at) AS at"
-        " FROM events WHERE correlation_id = ANY(%s) AND event_type = ANY(%s) ORDER BY position",
-        (run_ids, list(COUNTED_EVENTS)),
-    )
     by_run: dict[str, list[RunEvent]] = {run_id: [] for run_id in run_ids}
     llm_calls: list[LlmCall] = []
-    for row in await cur.fetchall():
-        data = row["data"]
-        if row["event_type"] == "LlmCallRecorded":
+    for record in await store_reads.events_of_runs(conn, run_ids, COUNTED_EVENTS):
+        data = record.envelope.data
+        if record.envelope.event_type == "LlmCallRecorded":
             llm_calls.append(
                 LlmCall(data["call_point"], data["outcome"], bool(data["fallback_used"]), data["latency_ms"])
             )
         else:
-            by_run[row["correlation_id"]].append(_run_event(row, data))
+            by_run[record.envelope.correlation_id].append(_run_event(record))
     return CountedEvents(by_run, llm_calls)
 
 
-def _run_event(row: dict[str, Any], data: dict[str, Any]) -> RunEvent:
-    """The fields the outcome and the step timings read; the rest of the payload stays in the store."""
+def _run_event(record: Recorded) -> RunEvent:
+    """The fields the outcome and the step times read (every stored version of these events has them)."""
+    data = record.envelope.data
     return RunEvent(
-        position=row["position"],
-        type=row["event_type"],
-        at=float(row["at"]),
+        position=record.position,
+        type=record.envelope.event_type,
+        at=record.recorded_at.timestamp(),
         team=data.get("team"),
         step_id=data.get("step_id"),
         attempt=data.get("attempt"),
@@ -100,11 +100,9 @@ def _run_event(row: dict[str, Any], data: dict[str, Any]) -> RunEvent:
 
 async def checkpoints(conn: AsyncConnection) -> list[dict[str, Any]]:
     """Every reader of the log that keeps a checkpoint (projections, publisher), and how far behind."""
-    cur = await conn.execute(
-        "SELECT c.name, c.position, h.head, h.head - c.position AS behind, c.updated_at FROM checkpoints c,"
-        " (SELECT coalesce(max(position), 0) AS head FROM events) h ORDER BY c.name"
-    )
-    return await cur.fetchall()
+    head = await store_reads.head(conn)
+    cur = await conn.execute("SELECT name, position, updated_at FROM checkpoints ORDER BY name")
+    return [{**row, "head": head, "behind": head - row["position"]} for row in await cur.fetchall()]
 
 
 @dataclass(frozen=True)

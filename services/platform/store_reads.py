@@ -83,6 +83,19 @@ async def first_positions(
     return {r["correlation_id"]: r["position"] for r in await cur.fetchall()}
 
 
+async def events_of_runs(
+    conn: AsyncConnection, run_ids: Sequence[str], event_types: Sequence[str]
+) -> list[Recorded]:
+    """The events of any of `event_types` of the runs among `run_ids`, in log order (the operator's
+    page counts a window's runs by them: outcomes, step times, LLM calls)."""
+    return await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = ANY(%s) AND event_type = ANY(%s)"
+        " ORDER BY position",
+        (list(run_ids), list(event_types)),
+    )
+
+
 async def runs_awaiting_approval(conn: AsyncConnection, session_id: str) -> list[str]:
     """The session's runs whose plan waits for the person's answer (asked for, not answered or ended),
     oldest first."""
