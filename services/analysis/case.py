@@ -117,6 +117,16 @@ class Case:
         return None
 
 
+def stated_facts(dependency_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The person's own figures that a step asked them for (a loan application's applicant, in the
+    simulator's terms): they outrank what the planner read from the question."""
+    facts: dict[str, Any] = {}
+    for result in dependency_results.values():
+        stated = (result.get("data") or {}).get("applicant")
+        facts.update(stated if isinstance(stated, dict) else {})
+    return facts
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 

@@ -16,7 +16,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.results import Question, StepResult
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import Team
-from services.analysis.case import Case
+from services.analysis.case import Case, stated_facts
 from services.analysis.contract_review import contract_text
 from services.analysis.insight import summarise
 from services.analysis.judgement import contract_judgement
@@ -48,7 +48,8 @@ def analysis_work(library: Library, llm: LlmClient | None = None) -> TeamWork:
 
 
 async def analyse(step: StepWork, library: Library, llm: LlmClient | None = None) -> StepOutput:
-    case = Case(step.query, step.entities, step.inputs, step.dependency_results)
+    entities = {**step.entities, **stated_facts(step.dependency_results)}
+    case = Case(step.query, entities, step.inputs, step.dependency_results)
     selection, llm_calls = await _select(step, case, llm)
     if not selection.tools:
         result = StepResult(

@@ -9,6 +9,7 @@ or `note` is shown with the finished contract.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -59,35 +60,59 @@ def review_lease(fields: LeaseFields) -> Review:
 
 
 def settle_payments(fields: LeaseFields) -> tuple[LeaseFields, list[Finding]]:
-    """계약금 + 중도금 + 잔금 = 보증금. A missing 잔금 is what the others leave (and we say so);
-    a missing 잔금일 is the day the home is handed over, as the standard form pays it."""
-    deposit, down = fields.deposit_won, fields.down_payment_won
-    if deposit is None or down is None:
-        return fields, []
-    interim = fields.interim_payment_won or 0
-    findings: list[Finding] = []
-    update: dict[str, object] = {}
-    if fields.balance_won is None:
-        balance = deposit - down - interim
-        if balance < 0:
-            return fields, [
-                _error("down_payment_won", f"계약금과 중도금의 합이 보증금({deposit:,}원)보다 큽니다")
-            ]
-        update["balance_won"] = balance
-        parts = "계약금과 중도금" if interim else "계약금"
-        findings.append(_note(f"잔금은 보증금에서 {parts}을 뺀 {contract_amount(balance)}으로 계산했습니다."))
-    elif down + interim + fields.balance_won != deposit:
-        total = down + interim + fields.balance_won
-        message = f"계약금·중도금·잔금의 합({total:,}원)이 보증금({deposit:,}원)과 다릅니다"
-        return fields, [_error("balance_won", message)]
-    if (
-        fields.balance_date is None
-        and fields.term_start
-        and (update.get("balance_won") or fields.balance_won)
-    ):
+    """계약금 + 중도금 + 잔금 = 보증금; a missing 잔금일 is the day the home is handed over, as the
+    standard form pays it."""
+    balance, findings = split_payments(
+        "보증금", fields.deposit_won, fields.down_payment_won, fields.interim_payment_won, fields.balance_won
+    )
+    if any(f.severity == "error" for f in findings):
+        return fields, findings
+    update: dict[str, object] = {"balance_won": balance} if balance is not None else {}
+    if fields.balance_date is None and fields.term_start and (balance or fields.balance_won):
         update["balance_date"] = fields.term_start
         findings.append(_note("잔금 지급일은 임대차 시작일(인도일)로 보았습니다."))
-    return fields.model_copy(update=update), findings
+    settled = fields.model_copy(update=update)
+    return settled, findings + dates_in_order(_lease_payment_days(settled))
+
+
+def split_payments(
+    total_label: str, total: int | None, down: int | None, interim: int | None, balance: int | None
+) -> tuple[int | None, list[Finding]]:
+    """계약금 + 중도금 + 잔금 = the total (보증금, 매매대금), for every contract we write. A missing 잔금 is
+    what the others leave, and we say so: (that 잔금, findings); an error names the field to ask again."""
+    if total is None or down is None:
+        return None, []
+    paid_before = down + (interim or 0)
+    parts = "계약금과 중도금" if interim else "계약금"
+    if balance is None:
+        if paid_before > total:
+            return None, [_error("down_payment_won", f"{parts}의 합이 {total_label}({total:,}원)보다 큽니다")]
+        left = total - paid_before
+        note = f"잔금은 {total_label}에서 {parts}을 뺀 {contract_amount(left)}으로 계산했습니다."
+        return left, [_note(note)]
+    if paid_before + balance != total:
+        message = (
+            f"계약금·중도금·잔금의 합({paid_before + balance:,}원)이 {total_label}({total:,}원)과 다릅니다"
+        )
+        return None, [_error("balance_won", message)]
+    return None, []
+
+
+def dates_in_order(days: list[tuple[str, str, date | None]]) -> list[Finding]:
+    """(field, label, day) in the order the contract pays them (계약일 ≤ 중도금일 ≤ 잔금일): the first
+    day that comes before an earlier one is an error on its field, to be asked again."""
+    known = [(name, label, day) for name, label, day in days if day is not None]
+    for (_, before_label, before), (name, label, day) in zip(known, known[1:], strict=False):
+        if day < before:
+            return [_error(name, f"{label}({day})이 {before_label}({before})보다 앞섭니다")]
+    return []
+
+
+def _lease_payment_days(fields: LeaseFields) -> list[tuple[str, str, date | None]]:
+    return [
+        ("interim_payment_date", "중도금 지급일", fields.interim_payment_date),
+        ("balance_date", "잔금 지급일", fields.balance_date),
+    ]
 
 
 def check_term(fields: LeaseFields) -> list[Finding]:

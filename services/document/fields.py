@@ -9,9 +9,9 @@ a field no source states stays None and is asked for if it is required.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,6 +21,8 @@ from services.housing.dates import DATE, DateError, dates_at, parse_date, parse_
 from services.housing.endings import strip_ending
 from services.housing.money import AmountError, parse_won
 from services.housing.names import person_name
+
+Form = TypeVar("Form", bound=BaseModel)
 
 
 class LeaseFields(BaseModel):
@@ -94,6 +96,12 @@ UNIT = r"(?:조|억|천만|백만|십만|만|천|백|십)"
 AMOUNT = rf"{NUM}{NOT_DATE}\s*{UNIT}?(?:\s*{NUM}{NOT_DATE}\s*{UNIT}?)*(?:\s*원)?"
 AMOUNT_RE = re.compile(AMOUNT)
 
+
+def keyword_pattern(keywords: Sequence[tuple[str | None, str]]) -> re.Pattern[str]:
+    """One pattern for a keyword table; the group that matched names the row."""
+    return re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(keywords)))
+
+
 # Keywords that open a field's words; the first alternatives (전세보증보험 ...) only end a window.
 KEYWORDS: tuple[tuple[str | None, str], ...] = (
     (None, r"전세\s*보증\s*보험|전세\s*대출|전세\s*계약|월세\s*계약"),
@@ -110,7 +118,7 @@ KEYWORDS: tuple[tuple[str | None, str], ...] = (
     ("broker_office", r"중개업소|중개사무소"),
     (None, r"계약\s*기간|임대차\s*기간|입주|지급일|매월|면적|갱신"),
 )
-KEYWORD_RE = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(KEYWORDS)))
+KEYWORD_RE = keyword_pattern(KEYWORDS)
 # A clause ends at a comma or period that is not inside a number or a date, or at a line break.
 CLAUSE_END = re.compile(r",(?!\d{3})|\.(?!\s*\d)|[;\n]|그리고")
 LEADING = re.compile(r"^[\s:=]*(?:(?:의\s*)?(?:성명|이름)\s*)?(?:(?:은|는|이|가|을|를)(?=\s)|[:=])?\s*")
@@ -141,12 +149,27 @@ def collect_fields(
     dependency_results: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[LeaseFields, dict[str, str]]:
     """The contract's fields from every source, and the answers that could not be read (field -> why)."""
-    merged: dict[str, Any] = listing_fields(dependency_results or {})
-    for text in [*previous_queries, query]:
-        _merge(merged, {k: v for k, v in fields_from_text(text).items() if _is_valid(k, v)})
-    answered, problems = fields_from_answers(answers or {})
+    texts = [*previous_queries, query]
+    base = listing_fields(dependency_results or {})
+    fields, problems = gather(LeaseFields, fields_from_text, texts, answers or {}, base)
+    return resolve_term(fields), problems
+
+
+def gather(
+    model: type[Form],
+    read_text: Callable[[str], dict[str, Any]],
+    texts: Iterable[str],
+    answers: Mapping[str, Any],
+    base: Mapping[str, Any] | None = None,
+) -> tuple[Form, dict[str, str]]:
+    """A form's fields from `base`, then each text in order, then the answers (every document's way):
+    a later source wins, and the answers that could not be read come back (field -> why)."""
+    merged: dict[str, Any] = dict(base or {})
+    for text in texts:
+        _merge(merged, {k: v for k, v in read_text(text).items() if _is_valid(k, v, model)})
+    answered, problems = fields_from_answers(answers, model)
     merged.update(answered)  # an answer replaces what was said before, 특약사항 included
-    return resolve_term(LeaseFields.model_validate(merged)), problems
+    return model.model_validate(merged), problems
 
 
 def _merge(into: dict[str, Any], found: dict[str, Any]) -> None:
@@ -182,26 +205,41 @@ def fields_from_text(text: str) -> dict[str, Any]:
     """Every field a free Korean sentence states."""
     text = text.replace("：", ":").replace("～", "~")
     found: dict[str, Any] = {}
-    text = _take_special_terms(text, found)
+    text = take_special_terms(text, found)
     text = _take_situation(text, found)
     text = SLASH_PRICE.sub(r"보증금 \1, 월세 \2", text)
-    for name, words in keyword_windows(text):
-        value = _read_window(name, words)
-        if value is not None and name not in found:
-            found[name] = value
-        if name in ("interim_payment_won", "balance_won") and (dates := dates_at(words)):
-            found.setdefault(name.replace("_won", "_date"), dates[0][1])
+    for name, value in keyed_fields(text, KEYWORD_RE, KEYWORDS).items():
+        found.setdefault(name, value)
     found.update(_term(text))
     found.update(_loose_fields(text, found))
     return found
 
 
-def keyword_windows(text: str) -> list[tuple[str, str]]:
+def keyed_fields(
+    text: str, pattern: re.Pattern[str], keywords: Sequence[tuple[str | None, str]]
+) -> dict[str, Any]:
+    """The fields a sentence states after their keywords ("계약금 3천만원", "잔금 2025년 5월 31일에 …");
+    a payment's date is read from its amount's words, the first mention of a field wins."""
+    found: dict[str, Any] = {}
+    for name, words in keyword_windows(text, pattern, keywords):
+        value = _read_window(name, words)
+        if value is not None and name not in found:
+            found[name] = value
+        if name in ("interim_payment_won", "balance_won") and (dates := dates_at(words)):
+            found.setdefault(name.replace("_won", "_date"), dates[0][1])
+    return found
+
+
+def keyword_windows(
+    text: str,
+    pattern: re.Pattern[str] = KEYWORD_RE,
+    keywords: Sequence[tuple[str | None, str]] = KEYWORDS,
+) -> list[tuple[str, str]]:
     """(field, the words after its keyword up to the next keyword or the end of the clause)."""
-    marks = list(KEYWORD_RE.finditer(text))
+    marks = list(pattern.finditer(text))
     windows = []
     for i, mark in enumerate(marks):
-        name = KEYWORDS[int(mark.lastgroup[1:])][0]
+        name = keywords[int(str(mark.lastgroup)[1:])][0]
         stop = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         clause_end = CLAUSE_END.search(text, mark.end(), stop)
         if name is not None:
@@ -213,13 +251,16 @@ def _read_window(name: str, words: str) -> Any:
     if name.endswith("_won"):
         amount = AMOUNT_RE.search(words)
         return parse_won(amount.group()) if amount else None
+    if name.endswith("_date"):
+        dates = dates_at(words)
+        return dates[0][1] if dates else None
     value = strip_ending(LEADING.sub("", words))
     if name.endswith("_name"):
         return person_name(value)
     return value or None
 
 
-def _take_special_terms(text: str, found: dict[str, Any]) -> str:
+def take_special_terms(text: str, found: dict[str, Any]) -> str:
     """특약 run to the end of the text and may mention 보증금 or 잔금: read them first, then drop them."""
     match = SPECIAL_TERMS.search(text)
     if not match:
@@ -284,30 +325,32 @@ def _loose_fields(text: str, found: dict[str, Any]) -> dict[str, Any]:
     return loose
 
 
-def fields_from_answers(answers: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+def fields_from_answers(
+    answers: Mapping[str, Any], model: type[BaseModel] = LeaseFields
+) -> tuple[dict[str, Any], dict[str, str]]:
     """The person's answers to our questions, {field: text}; an answer that cannot be read is reported."""
     found: dict[str, Any] = {}
     problems: dict[str, str] = {}
     for name, raw in answers.items():
         text = str(raw).strip()
-        if name not in LeaseFields.model_fields or not text:
+        if name not in model.model_fields or not text:
             continue
         try:
             values = read_answer(name, text)
         except (AmountError, DateError, ValueError) as unreadable:
             problems[name] = str(unreadable)
             continue
-        if all(_is_valid(k, v) for k, v in values.items()):
+        if all(_is_valid(k, v, model) for k, v in values.items()):
             found.update(values)
         else:
             problems[name] = f"올바른 값이 아닙니다: {text!r}"
     return found, problems
 
 
-def _is_valid(name: str, value: Any) -> bool:
+def _is_valid(name: str, value: Any, model: type[BaseModel] = LeaseFields) -> bool:
     """A value the model accepts (매월 40일 or 0㎡ is read, then refused here, never stored)."""
     try:
-        LeaseFields.model_validate({name: value})
+        model.model_validate({name: value})
     except ValidationError:
         return False
     return True

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from services.document.checks import Review
 from services.document.fields import LeaseFields
+from services.document.sale_checks import SaleReview
 from services.housing.dates import months_between
 from services.housing.money import contract_amount
 
@@ -82,19 +83,19 @@ def property_section(f: LeaseFields) -> list[Block]:
 def payment_section(f: LeaseFields) -> list[Block]:
     """제1조(보증금과 차임): every sum in words and digits, with when it is paid."""
     rows = (
-        ("보증금", _amount(f.deposit_won)),
-        ("계약금", f"{_amount(f.down_payment_won)}은 계약시에 지불하고 영수함. 영수자 (인)"),
+        ("보증금", amount_text(f.deposit_won)),
+        ("계약금", f"{amount_text(f.down_payment_won)}은 계약시에 지불하고 영수함. 영수자 (인)"),
         (
             "중도금",
-            _payment(f.interim_payment_won, f.interim_payment_date, "지불하며")
+            payment_text(f.interim_payment_won, f.interim_payment_date, "지불하며")
             if f.interim_payment_won
             else "없음",
         ),
-        ("잔금", _payment(f.balance_won, f.balance_date, "지불한다")),
+        ("잔금", payment_text(f.balance_won, f.balance_date, "지불한다")),
         ("차임(월세)", _rent(f)),
         (
             "관리비",
-            f"(정액) {_amount(f.maintenance_fee_won)}"
+            f"(정액) {amount_text(f.maintenance_fee_won)}"
             if f.maintenance_fee_won
             else f"(정액인 경우) 금 {BLANK}원정",
         ),
@@ -112,7 +113,7 @@ def payment_section(f: LeaseFields) -> list[Block]:
 
 def term_section(f: LeaseFields) -> list[Block]:
     """제2조(임대차기간)."""
-    start, end = _date(f.term_start), _date(f.term_end)
+    start, end = date_text(f.term_start), date_text(f.term_end)
     length = f" ({months_between(f.term_start, f.term_end):.0f}개월)" if f.term_start and f.term_end else ""
     return [
         Heading("제2조(임대차기간)", 3),
@@ -155,26 +156,31 @@ def special_terms_section(f: LeaseFields) -> list[Block]:
     terms = list(f.special_terms)
     if f.short_term_reason:
         terms.append(f"임대차기간을 2년 미만으로 정한 사유: {f.short_term_reason}")
+    return special_terms_table(terms)
+
+
+def special_terms_table(terms: list[str]) -> list[Block]:
     rows = tuple((str(n), term) for n, term in enumerate(terms, 1)) or (("-", "없음"),)
     return [Heading("특약사항", 2), Table(("번호", "내용"), rows)]
 
 
 def parties_section(f: LeaseFields) -> list[Block]:
+    return parties_table((("임대인", f.landlord_name), ("임차인", f.tenant_name)), f.broker_office)
+
+
+def parties_table(parties: tuple[tuple[str, str | None], ...], broker_office: str | None) -> list[Block]:
     """The parties sign here; 주소·주민등록번호·전화 are theirs to write, not ours to know."""
     header = ("구분", "성명", "주소", "주민등록번호", "전화", "서명 또는 날인")
-    rows = (
-        ("임대인", f.landlord_name or BLANK, "", "", "", "(인)"),
-        ("임차인", f.tenant_name or BLANK, "", "", "", "(인)"),
-    )
+    rows = tuple((role, name or BLANK, "", "", "", "(인)") for role, name in parties)
     blocks: list[Block] = [Heading("계약 당사자", 2), Table(header, rows)]
-    if f.broker_office:
+    if broker_office:
         broker_header = ("구분", "사무소 명칭", "사무소 소재지", "등록번호", "대표", "서명 및 날인")
-        broker = (("개업공인중개사", f.broker_office, "", "", "", "(인)"),)
+        broker = (("개업공인중개사", broker_office, "", "", "", "(인)"),)
         blocks += [Heading("개업공인중개사", 2), Table(broker_header, broker)]
     return blocks
 
 
-def review_section(review: Review) -> list[Block]:
+def review_section(review: Review | SaleReview) -> list[Block]:
     """For the page only, not the contract: what the review found and the 특약 it suggests."""
     blocks: list[Block] = [Heading("검토 의견", 2)]
     marks = {"error": "❗", "warning": "⚠️", "note": "ℹ️"}
@@ -186,27 +192,28 @@ def review_section(review: Review) -> list[Block]:
 
 
 @cache
-def standard_clauses_text() -> tuple[tuple[str, str], ...]:
-    """제4조~제13조, kept as the form's text in standard_clauses.md rather than in code."""
-    text = CLAUSES_FILE.read_text(encoding="utf-8")
+def standard_clauses_text(path: Path = CLAUSES_FILE) -> tuple[tuple[str, str], ...]:
+    """A form's fixed clauses (the lease's 제4조~제13조), kept as the form's text in a Markdown file
+    rather than in code: one '## 제n조(제목)' heading, then the clause on one line."""
+    text = path.read_text(encoding="utf-8")
     sections = re.findall(r"^## (.+)\n(.+)$", text, re.MULTILINE)
     return tuple((title, body.format(BLANK=BLANK, BLANK_DATE=BLANK_DATE)) for title, body in sections)
 
 
-def _amount(won: int | None) -> str:
+def amount_text(won: int | None) -> str:
     return contract_amount(won) if won is not None else f"금 {BLANK}원정(₩{BLANK})"
 
 
-def _payment(won: int | None, when: date | None, verb: str) -> str:
-    return f"{_amount(won)}은 {_date(when)}에 {verb}"
+def payment_text(won: int | None, when: date | None, verb: str) -> str:
+    return f"{amount_text(won)}은 {date_text(when)}에 {verb}"
 
 
 def _rent(f: LeaseFields) -> str:
     if not f.monthly_rent_won:
         return "없음 (전세)"
     day = f.rent_day if f.rent_day else BLANK
-    return f"{_amount(f.monthly_rent_won)}은 매월 {day}일에 지불한다 (입금계좌: {BLANK})"
+    return f"{amount_text(f.monthly_rent_won)}은 매월 {day}일에 지불한다 (입금계좌: {BLANK})"
 
 
-def _date(day: date | None) -> str:
+def date_text(day: date | None) -> str:
     return f"{day.year}년 {day.month}월 {day.day}일" if day else BLANK_DATE

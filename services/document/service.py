@@ -1,7 +1,8 @@
-"""The document team's step: collect the lease's fields, ask for what is missing, or write, review
-and store the contract.
+"""The document team's step: the lease (주택임대차계약서), the sale contract (부동산매매계약서, sale.py) or
+the loan application checklist (대출 신청 준비, loan_checklist.py), chosen by the step's focus. Each
+collects its fields, asks for what is missing, or writes, reviews and stores its files.
 
-`draft_lease` is the pure part (fields in, questions or files out); `lease_work` adds the one side
+`draft_document` is the pure part (fields in, questions or files out); `document_work` adds the one side
 effect, storing the files, with the service's own pool. Storing is idempotent by content hash, so a
 redelivered or retried step is harmless.
 """
@@ -10,40 +11,43 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from psycopg_pool import AsyncConnectionPool
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from contracts.results import Figure, Question, StepResult
+from contracts.results import Figure, StepResult
 from contracts.values import Citation, StepFocus, Team
 from services.document.artifacts import DOCX, MARKDOWN, Artifact, store_artifact
 from services.document.checks import (
     INCREASE_ARTICLE,
     RENEWAL_ARTICLE,
     TERM_ARTICLE,
-    Finding,
     Review,
     review_lease,
 )
 from services.document.citations import load_statutes
+from services.document.drafts import Draft, ask, questions_for
 from services.document.fields import LABELS, LeaseFields, collect_fields, missing_fields
 from services.document.layout import TITLE, lease_contract, review_section
+from services.document.loan_checklist import draft_loan_checklist
 from services.document.render import to_docx, to_markdown
+from services.document.sale import draft_sale
+from services.document.sale_rules import sale_rules
 from services.housing.clauses import clause_rules
 from services.housing.money import contract_amount
 from services.platform.service import Wiring
 from services.platform.settings import REPO_ROOT, InfraSettings
-from services.platform.team import StepFailure, StepOutput, StepWork, TeamWork, team_subscription
+from services.platform.team import StepOutput, StepWork, TeamWork, team_subscription
 
 CITABLE = (
     TERM_ARTICLE,
     RENEWAL_ARTICLE,
     INCREASE_ARTICLE,
     *(article for rule in clause_rules() for article in rule.article_ids),
+    *sale_rules().article_ids,
 )
-SALE_ONLY = re.compile(r"매매\s*계약")
+SALE_WORDS = re.compile(r"매매\s*계약|매도인|매수인")
 LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차")
 
 
@@ -53,23 +57,14 @@ class DocumentSettings(BaseSettings):
     corpus_path: Path = REPO_ROOT / "infra" / "seed" / "legal" / "corpus.jsonl"
 
 
-@dataclass(frozen=True)
-class LeaseDraft:
-    """Either questions for the person, or the finished contract's files (never both)."""
-
-    summary: str
-    result: StepResult
-    artifacts: list[Artifact] = field(default_factory=list)
-
-
 async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:
-    statutes = load_statutes(DocumentSettings().corpus_path, CITABLE)
-    return Wiring([team_subscription(Team.DOCUMENT, lease_work(pool, statutes))])
+    statutes = load_statutes(DocumentSettings().corpus_path, CITABLE, sale_rules().paragraphs)
+    return Wiring([team_subscription(Team.DOCUMENT, document_work(pool, statutes))])
 
 
-def lease_work(pool: AsyncConnectionPool, statutes: Mapping[str, Citation]) -> TeamWork:
+def document_work(pool: AsyncConnectionPool, statutes: Mapping[str, Citation]) -> TeamWork:
     async def work(step: StepWork) -> StepOutput:
-        draft = draft_lease(step, statutes)
+        draft = draft_document(step, statutes)
         if not draft.artifacts:
             return StepOutput(summary=draft.summary, result=draft.result)
         async with pool.connection() as conn, conn.transaction():
@@ -79,8 +74,22 @@ def lease_work(pool: AsyncConnectionPool, statutes: Mapping[str, Citation]) -> T
     return work
 
 
-def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> LeaseDraft:
-    _refuse_other_documents(step)
+def draft_document(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
+    """The document the step's focus names; without one (a model's plan may leave it out), a sale
+    contract when the question speaks only of a sale, else the lease."""
+    if StepFocus.LOAN_APPLICATION.value in step.focus:
+        return draft_loan_checklist(step)
+    if StepFocus.SALES_CONTRACT.value in step.focus or _asks_for_sale(step):
+        return draft_sale(step, statutes)
+    return draft_lease(step, statutes)
+
+
+def _asks_for_sale(step: StepWork) -> bool:
+    asked_lease = StepFocus.LEASE_CONTRACT.value in step.focus or LEASE_WORDS.search(step.query)
+    return bool(SALE_WORDS.search(step.query)) and not asked_lease
+
+
+def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
     answers = step.inputs.get("answers")
     fields, unreadable = collect_fields(
         step.query,
@@ -89,44 +98,13 @@ def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> LeaseDraft:
         dependency_results=step.dependency_results,
     )
     review = review_lease(fields)
-    questions = questions_for(fields, unreadable, review.blocking)
+    questions = questions_for(missing_fields(fields), unreadable, review.blocking, LABELS)
     if questions:
-        return ask(fields, questions)
+        return ask("lease_contract", "임대차계약서", {"lease_fields": _known(fields)}, questions)
     return write(review, statutes)
 
 
-def _refuse_other_documents(step: StepWork) -> None:
-    """Only the lease contract is written so far; a sale contract must not come out as a lease."""
-    asked_lease = StepFocus.LEASE_CONTRACT.value in step.focus or LEASE_WORDS.search(step.query)
-    if SALE_ONLY.search(step.query) and not asked_lease:
-        raise StepFailure("unsupported_document", "매매계약서 작성은 아직 지원하지 않습니다", retryable=False)
-
-
-def questions_for(
-    fields: LeaseFields, unreadable: Mapping[str, str], blocking: list[Finding]
-) -> list[Question]:
-    """Missing required fields, answers we could not read (with why), and blocking problems."""
-    hints: dict[str, str | None] = {name: LABELS[name][1] for name in missing_fields(fields)}
-    hints.update(unreadable)
-    hints.update({f.field: f.message for f in blocking if f.field})
-    return [
-        Question(field=name, label=LABELS.get(name, (name,))[0], hint=hint) for name, hint in hints.items()
-    ]
-
-
-def ask(fields: LeaseFields, questions: list[Question]) -> LeaseDraft:
-    labels = ", ".join(q.label for q in questions)
-    headline = f"임대차계약서를 작성하려면 다음 {len(questions)}가지를 알려 주세요: {labels}"
-    result = StepResult(
-        headline=headline,
-        questions=questions,
-        needs_input=True,
-        data={"document": "lease_contract", "lease_fields": _known(fields)},
-    )
-    return LeaseDraft(summary=f"계약서 정보 {len(questions)}가지 필요: {labels}", result=result)
-
-
-def write(review: Review, statutes: Mapping[str, Citation]) -> LeaseDraft:
+def write(review: Review, statutes: Mapping[str, Citation]) -> Draft:
     fields = review.fields
     contract = lease_contract(review)
     markdown = to_markdown([*contract, *review_section(review)])
@@ -152,7 +130,7 @@ def write(review: Review, statutes: Mapping[str, Citation]) -> LeaseDraft:
             "suggested_special_terms": review.suggested_terms,
         },
     )
-    return LeaseDraft(
+    return Draft(
         summary=f"임대차계약서 작성 완료 (검토 의견 {len(review.findings)}건)",
         result=result,
         artifacts=artifacts,

@@ -13,7 +13,7 @@ from contracts.supervisor import StepStarted
 from contracts.values import Team
 from services.document.artifacts import Artifact, load_document, store_artifact
 from services.document.citations import load_statutes
-from services.document.service import CITABLE, DocumentSettings, lease_work
+from services.document.service import CITABLE, DocumentSettings, document_work
 from services.platform.consumer import Consumer
 from services.platform.publisher import Publisher
 from services.platform.team import team_subscription
@@ -40,7 +40,10 @@ async def completed(store, step: str) -> StepResult | None:
 async def test_ask_then_write_then_serve_only_to_the_owner(store, nc, infra) -> None:
     statutes = load_statutes(DocumentSettings().corpus_path, CITABLE)
     team = Consumer(
-        team_subscription(Team.DOCUMENT, lease_work(store.pool, statutes)), store.pool, nc.jetstream(), infra
+        team_subscription(Team.DOCUMENT, document_work(store.pool, statutes)),
+        store.pool,
+        nc.jetstream(),
+        infra,
     )
     await store.append([started("r1", "ask", {"query": QUERY, "focus": ["lease_contract"]})])
     async with running(Publisher(store.pool, nc.jetstream(), infra), team):

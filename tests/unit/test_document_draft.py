@@ -11,8 +11,8 @@ from docx import Document
 
 from services.document.artifacts import DOCX, MARKDOWN
 from services.document.citations import load_statutes
-from services.document.service import CITABLE, DocumentSettings, draft_lease
-from services.platform.team import StepFailure, StepWork
+from services.document.service import CITABLE, DocumentSettings, draft_document, draft_lease
+from services.platform.team import StepWork
 
 pytestmark = pytest.mark.unit
 
@@ -122,11 +122,11 @@ def test_every_field_is_in_the_docx_tables(statutes) -> None:
         assert expected in cells, expected
 
 
-def test_a_sale_contract_is_refused_not_written_as_a_lease(statutes) -> None:
+def test_a_sale_contract_asked_without_a_focus_is_a_sale_not_a_lease(statutes) -> None:
     sale = StepWork("r", "d", "매매계약서", {"query": "아파트 매매계약서 작성해줘"}, {}, 1, "s")
-    with pytest.raises(StepFailure) as refused:
-        draft_lease(sale, statutes)
-    assert refused.value.code == "unsupported_document" and not refused.value.retryable
+    draft = draft_document(sale, statutes)
+    assert draft.result.data["document"] == "sales_contract"
+    assert {"seller_name", "buyer_name", "price_won"} <= {q.field for q in draft.result.questions}
 
 
 def test_citations_come_from_the_corpus(statutes) -> None:
