@@ -50,7 +50,7 @@ TEAM_FOCUS = {
         F.PRIORITY_REPAYMENT,
         F.BROKERAGE_FEE,
     },
-    Team.DOCUMENT: {F.LEASE_CONTRACT},
+    Team.DOCUMENT: {F.LEASE_CONTRACT, F.SALES_CONTRACT, F.LOAN_APPLICATION},
 }
 GUIDANCE_INTENTS = (I.UNCLEAR, I.IRRELEVANT)  # answered with guidance, no team runs
 
@@ -70,16 +70,31 @@ STEP_KINDS = {
         StepKind("search-legal", Team.SEARCH, (F.LEGAL,)),
         StepKind("search-market", Team.SEARCH, (F.MARKET, F.LISTINGS)),
         StepKind("search-loan", Team.SEARCH, (F.LOAN_PRODUCTS,)),
+        # 대출 신청 준비 asks the applicant's facts first: the loan analyses below read them.
+        StepKind("ask-loan-applicant", Team.DOCUMENT, (F.LOAN_APPLICATION,)),
         StepKind("analyze-market", Team.ANALYSIS, (F.MARKET_ANALYSIS,), ("search-market",)),
         StepKind("analyze-risk", Team.ANALYSIS, (F.JEONSE_RISK,), ("search-market", "search-legal")),
         StepKind("check-rent-increase", Team.ANALYSIS, (F.RENT_INCREASE,), ("search-legal", "search-market")),
         StepKind("review-contract", Team.ANALYSIS, (F.CONTRACT_REVIEW,), ("search-legal",)),
-        StepKind("simulate-loan", Team.ANALYSIS, (F.LOAN_SIMULATION,), ("search-loan", "search-market")),
+        StepKind(
+            "simulate-loan",
+            Team.ANALYSIS,
+            (F.LOAN_SIMULATION,),
+            ("search-loan", "search-market", "ask-loan-applicant"),
+        ),
         StepKind("analyze-roi", Team.ANALYSIS, (F.ROI,), ("search-market", "search-loan")),
-        StepKind("match-policy", Team.ANALYSIS, (F.POLICY,), ("search-loan",)),
+        StepKind("match-policy", Team.ANALYSIS, (F.POLICY,), ("search-loan", "ask-loan-applicant")),
         StepKind("compute-priority-repayment", Team.ANALYSIS, (F.PRIORITY_REPAYMENT,), ("search-legal",)),
         StepKind("compute-brokerage-fee", Team.ANALYSIS, (F.BROKERAGE_FEE,), ("search-legal",)),
         StepKind("draft-lease", Team.DOCUMENT, (F.LEASE_CONTRACT,), ("search-market", "search-legal")),
+        StepKind("draft-sale", Team.DOCUMENT, (F.SALES_CONTRACT,)),
+        StepKind("review-sale-contract", Team.DOCUMENT, (F.SALES_CONTRACT,)),
+        StepKind(
+            "prepare-loan-checklist",
+            Team.DOCUMENT,
+            (F.LOAN_APPLICATION,),
+            ("ask-loan-applicant", "simulate-loan", "match-policy", "search-loan"),
+        ),
     )
 }
 
@@ -127,12 +142,28 @@ _ANALYSED_WHEN_NAMED = {Topic.INVEST: "analyze-roi", Topic.RISK: "analyze-risk",
 _LAW_FIGURES = (
     (re.compile(r"최우선|소액\s*임차|소액\s*보증금"), "compute-priority-repayment"),
     (re.compile(r"중개\s*(?:보수|수수료)|복비|부동산\s*수수료"), "compute-brokerage-fee"),
+    # 전월세 전환율: the statute's rate at today's 기준금리, and the rent it allows for a deposit given
+    (re.compile(r"전환\s*율|전환.{0,12}(?:이자율|이율|비율|금리|상한|제한)"), "check-rent-increase"),
 )
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮")
 _MARKET_STEPS = {"search-market", "analyze-market"}
 _LIMIT_ASKED = re.compile(r"한도|LTV|DSR|DTI|얼마(?:나|까지)|받을\s*수|나오|가능", re.IGNORECASE)
 _NOT_MORTGAGE = re.compile(r"전세\s*(?:자금|대출)|버팀목|신용\s*대출")  # the simulator reckons a 주담대
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
+# A sale (매매) contract rather than a lease: written by draft-sale, a pasted one reviewed by its 특약.
+_SALE_CONTRACT = re.compile(r"매매|매도인|매수인|분양권")
+_LEASE_CONTRACT = re.compile(r"임대차|전세|월세|임대인|임차인|집주인|세입자")
+# 대출 신청 준비: the papers and figures a loan application needs.
+_LOAN_APPLICATION = re.compile(
+    r"대출\s*(?:신청|서류|준비물)|대출.{0,12}(?:필요한\s*(?:서류|것)|뭐가\s*필요|무엇이\s*필요|준비)"
+)
+_LOAN_APPLICATION_STEPS = (
+    "search-loan",
+    "ask-loan-applicant",
+    "simulate-loan",
+    "match-policy",
+    "prepare-loan-checklist",
+)
 
 
 @dataclass(frozen=True)
@@ -234,7 +265,21 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         # A risk word inside a legal question ("근저당 얘기를 안 하고 계약시켰어요") is what the law is
         # asked about, not a property to judge: with no place and no figure a market step has nothing.
         ids = [step for step in ids if step not in (*_MARKET_STEPS, "analyze-risk")]
-    return ids + law_figures
+    return _documents_asked(ids + law_figures, text, intent)
+
+
+def _documents_asked(ids: list[str], text: str, intent: IntentType | None) -> list[str]:
+    """The lease's steps become the sale contract's when the contract is a 매매; a loan application asked
+    for brings its checklist, with the applicant's facts asked first and the analyses it reads."""
+    if _SALE_CONTRACT.search(text) and not _LEASE_CONTRACT.search(text):
+        ids = ["draft-sale" if step == "draft-lease" else step for step in ids]
+        if intent is I.CONTRACT_REVIEW:
+            ids = [
+                "review-sale-contract" if s == "review-contract" else s for s in ids if s != "search-legal"
+            ]
+    if _LOAN_APPLICATION.search(text) and intent is I.LOAN_CONSULT:
+        ids += _LOAN_APPLICATION_STEPS
+    return ids
 
 
 def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntities) -> list[str]:
@@ -252,6 +297,9 @@ def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntitie
         ids.append("check-rent-increase")
     if asks_analysis:
         ids.append(_analysis_for(named, intent))
+    if Topic.RENT_CHANGE in named and _CONVERSION.search(clause) and not _LOAN_NAMED.search(clause):
+        # "월세 전환 시 이자율 제한": the rate of a conversion is the statute's, not a loan's
+        ids = [step for step in ids if step != "search-loan"]
     if intent is I.CONTRACT_REVIEW:  # risks of a contract are its clauses: the review covers them
         ids = ["review-contract" if step == "analyze-risk" else step for step in ids]
         ids = [step for step in ids if step != "search-market" or Topic.MARKET in named]
@@ -318,6 +366,7 @@ def _ordered(step_ids: Iterable[str], entities: QueryEntities) -> list[StepKind]
 _CONVERSION = re.compile(
     r"전환|(?:월세|전세)\S{0,2}\s*(?:돌리|돌려|바꾸|바꿔)|보증금.{0,15}(?:빼|낮추|낮춰|줄이|줄여).{0,20}월세"
 )
+_LOAN_NAMED = re.compile(r"대출|주담대|디딤돌|보금자리|버팀목|LTV|DTI|DSR", re.IGNORECASE)
 _PROPERTY_LABEL = {
     PropertyType.APARTMENT: "아파트",
     PropertyType.OFFICETEL: "오피스텔",
@@ -384,6 +433,10 @@ def task_for(step_id: str, query: str, entities: QueryEntities, intent: Intent, 
         "compute-priority-repayment": lambda: "지역·보증금 기준 최우선변제(소액임차인) 대상 여부와 금액 계산",
         "compute-brokerage-fee": lambda: "중개보수의 거래금액(보증금 + 월세 × 100, 5천만원 미만 × 70) 계산",
         "draft-lease": lambda: _lease_task(entities, "search-market" in planned),
+        "draft-sale": lambda: _join(scope, "부동산매매계약서 초안 작성(빈 항목은 사용자에게 확인)"),
+        "review-sale-contract": lambda: "매매계약서 특약 검토(매수인 보호 특약·거래 신고 의무)",
+        "ask-loan-applicant": lambda: "대출 신청에 필요한 소득·주택 가격·보유 주택 수 확인",
+        "prepare-loan-checklist": lambda: "대출 신청 준비 체크리스트(서류·한도·금리) 작성",
     }
     return tasks[step_id]()
 
