@@ -8,7 +8,7 @@ from psycopg_pool import AsyncConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
 
 from services.platform.outages import StoreUnreachable, is_outage
-from services.platform.settings import REPO_ROOT
+from services.platform.settings import REPO_ROOT, PoolSettings
 
 CONNECT_TIMEOUT_S = 5
 RECONNECT_MAX_DELAY_S = 2.0
@@ -48,17 +48,23 @@ class StorePool(AsyncConnectionPool):
 
 
 async def open_pool(
-    database_url: str, *, min_size: int = 1, max_size: int = 8, wait_s: float = 30.0
+    database_url: str, *, max_size: int | None = None, wait_s: float = 30.0
 ) -> AsyncConnectionPool:
     """A pool whose connections are checked on checkout, so a restarted Postgres costs one error, not all.
+
+    Sized by `PoolSettings` (JIPSA_DB_POOL_MIN / JIPSA_DB_POOL_MAX), read here since every process
+    opens its one pool here at start-up; a process that needs fewer (the publisher, a one-shot
+    command) passes `max_size`, and the minimum never exceeds it.
 
     Raises `StoreUnreachable` at once when Postgres refuses the first connection, or when the pool
     is not filled within `wait_s`; `wait_s` is also how long a checkout waits for a connection.
     """
+    sizes = PoolSettings()
+    max_size = max_size or sizes.max_size
     await _first_connection(database_url)
     pool = StorePool(
         database_url,
-        min_size=min_size,
+        min_size=min(sizes.min_size, max_size),
         max_size=max_size,
         kwargs={"row_factory": dict_row, "autocommit": False},
         check=AsyncConnectionPool.check_connection,

@@ -26,6 +26,7 @@ Exporters (settings read once, by `setup_telemetry`)
   would drown `make run`'s log, which interleaves every service's output.
 - Neither: nothing is exported, but spans are still created, so trace ids reach envelopes and logs.
 - `JIPSA_LOG_JSON=1`: log lines as JSON objects instead of text with `key=value` ids appended.
+- `JIPSA_LOG_LEVEL` (INFO): the least severe records written, set on the root logger.
 """
 
 from __future__ import annotations
@@ -37,14 +38,14 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context
 from opentelemetry.metrics import CallbackOptions, Counter, Histogram, MeterProvider, Observation
 from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from contracts import Envelope, TraceContext
@@ -60,11 +61,34 @@ _propagator = TraceContextTextMapPropagator()
 
 
 class TelemetrySettings(BaseSettings):
+    """Traces, metrics and logs of every process (this module's docstring says how a run becomes a trace)."""
+
     model_config = SettingsConfigDict(env_prefix="", extra="ignore")
 
-    otlp_endpoint: str | None = Field(default=None, alias="OTEL_EXPORTER_OTLP_ENDPOINT")
-    console: bool = Field(default=False, alias="JIPSA_OTEL_CONSOLE")
-    log_json: bool = Field(default=False, alias="JIPSA_LOG_JSON")
+    otlp_endpoint: str | None = Field(
+        default=None,
+        alias="OTEL_EXPORTER_OTLP_ENDPOINT",
+        description="An OpenTelemetry collector (OTLP/HTTP, e.g. http://collector:4318) to send traces and "
+        "metrics to; the exporters read the other standard OTEL_EXPORTER_OTLP_* variables themselves.",
+    )
+    console: bool = Field(
+        default=False,
+        alias="JIPSA_OTEL_CONSOLE",
+        description="Print spans and metrics to stdout as well (they would drown `make run`'s log).",
+    )
+    log_json: bool = Field(
+        default=False, alias="JIPSA_LOG_JSON", description="Log lines as JSON objects instead of text."
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="INFO",
+        alias="JIPSA_LOG_LEVEL",
+        description="The least severe log records a process writes.",
+    )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, level: object) -> object:
+        return level.upper() if isinstance(level, str) else level
 
 
 # --- the instruments ---------------------------------------------------------------------------------------
@@ -380,7 +404,9 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(service_name: str, settings: TelemetrySettings) -> None:
-    """Give the root logger's handlers (set up by basicConfig) the ids filter and our formatter."""
+    """The root logger at the configured level; its handlers (set up by basicConfig) get the ids filter
+    and our formatter."""
+    logging.getLogger().setLevel(settings.log_level)
     for handler in logging.getLogger().handlers:
         handler.addFilter(LogIdsFilter())
         inner = handler.formatter or logging.Formatter()
