@@ -1,7 +1,9 @@
-"""The search team's tools and how a step chooses among them (the seed's call points #4 keyword
-extraction and #5 search tool selection, here as rules: no LLM is needed to pick a tool).
+"""The search team's tools and its policy, as data for the team-of-tools loop
+(services/platform/team_of_tools.py): which focus each tool serves, the words that call for it, what
+the model reads of it when it chooses, and how the tools' results make one answer.
 
-A tool is `async (ctx, step) -> StepResult`. TOOLS is the one place tools are registered.
+TOOLS declares what chooses each tool; `default_tools` says how each runs (`async (ctx, step) ->
+StepResult`), so a test can run fakes under the same rules.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from dataclasses import dataclass
 from psycopg_pool import AsyncConnectionPool
 
 from contracts.results import StepResult
-from contracts.values import StepFocus
+from contracts.values import StepFocus, Team
 from services.platform.llm import LlmClient
-from services.platform.team import StepWork
+from services.platform.team import StepOutput, StepWork
+from services.platform.team_of_tools import Tool, ToolTeam, choose_by_rules
 from services.platform.tool_choice import ToolPick
 from services.search.legal import LegalIndex
 from services.search.legal.tool import legal_search
@@ -34,11 +37,11 @@ class SearchContext:
     llm: LlmClient | None = None
 
 
-Tool = Callable[[SearchContext, StepWork], Awaitable[StepResult]]
+SearchTool = Callable[[SearchContext, StepWork], Awaitable[StepResult]]
 
 
-def default_tools() -> dict[str, Tool]:
-    """Every tool of the search team, by name: the one place a tool is registered."""
+def default_tools() -> dict[str, SearchTool]:
+    """How every tool of the search team runs, by name."""
     return {
         "legal_search": legal_search,
         "listing_search": listing_search,
@@ -47,38 +50,35 @@ def default_tools() -> dict[str, Tool]:
     }
 
 
-# Which tool serves each focus the planner may set (contracts.values.StepFocus).
-FOCUS_TOOLS = {
-    StepFocus.LEGAL: "legal_search",
-    StepFocus.RENT_INCREASE: "legal_search",
-    StepFocus.LEASE_CONTRACT: "legal_search",
-    StepFocus.LISTINGS: "listing_search",
-    StepFocus.MARKET: "market_stats",
-    StepFocus.MARKET_ANALYSIS: "market_stats",
-    StepFocus.JEONSE_RISK: "market_stats",
-    StepFocus.LOAN_PRODUCTS: "loan_products",
-    StepFocus.LOAN_SIMULATION: "loan_products",
-}
-
-# When no focus is given, words in the query and task pick the tools (the seed's keyword rules).
-KEYWORD_TOOLS = {
-    "legal_search": re.compile(
-        r"법|조항|제\s*\d+\s*조|시행령|시행규칙|규칙|계약갱신|갱신|대항력|우선변제|보증금\s*반환|임차권|"
-        r"중개|등기|신고|의무|권리|벌칙|과태료|요건|자격|인상\s*(?:한도|제한|상한)|5\s*%"
+TOOLS = (
+    Tool(
+        "legal_search",
+        "부동산 관련 법령(주택임대차보호법, 공인중개사법 등) 조문 검색",
+        (StepFocus.LEGAL, StepFocus.RENT_INCREASE, StepFocus.LEASE_CONTRACT),
+        re.compile(
+            r"법|조항|제\s*\d+\s*조|시행령|시행규칙|규칙|계약갱신|갱신|대항력|우선변제|보증금\s*반환|임차권|"
+            r"중개|등기|신고|의무|권리|벌칙|과태료|요건|자격|인상\s*(?:한도|제한|상한)|5\s*%"
+        ),
     ),
-    "listing_search": re.compile(r"매물|단지|아파트|오피스텔|원룸|투룸|빌라|역\s*근처|추천|찾아"),
-    "market_stats": re.compile(r"시세|평균|중앙값|가격|얼마|비교|동향|실거래"),
-    "loan_products": re.compile(r"대출|LTV|DSR|DTI|버팀목|디딤돌|보금자리|금리", re.IGNORECASE),
-}
-
-
-# What the model reads of each tool when it chooses (search_tool_selection).
-TOOL_DESCRIPTIONS = {
-    "legal_search": "부동산 관련 법령(주택임대차보호법, 공인중개사법 등) 조문 검색",
-    "listing_search": "서울 강남·서초·송파 아파트·오피스텔 단지와 원룸 매물 검색",
-    "market_stats": "지역·유형·거래유형별 시세(최저·중앙값·최고, 평당가) 통계",
-    "loan_products": "전세자금·주택담보 대출 상품과 LTV·DSR 규제 한도",
-}
+    Tool(
+        "listing_search",
+        "서울 강남·서초·송파 아파트·오피스텔 단지와 원룸 매물 검색",
+        (StepFocus.LISTINGS,),
+        re.compile(r"매물|단지|아파트|오피스텔|원룸|투룸|빌라|역\s*근처|추천|찾아"),
+    ),
+    Tool(
+        "market_stats",
+        "지역·유형·거래유형별 시세(최저·중앙값·최고, 평당가) 통계",
+        (StepFocus.MARKET, StepFocus.MARKET_ANALYSIS, StepFocus.JEONSE_RISK),
+        re.compile(r"시세|평균|중앙값|가격|얼마|비교|동향|실거래"),
+    ),
+    Tool(
+        "loan_products",
+        "전세자금·주택담보 대출 상품과 LTV·DSR 규제 한도",
+        (StepFocus.LOAN_PRODUCTS, StepFocus.LOAN_SIMULATION),
+        re.compile(r"대출|LTV|DSR|DTI|버팀목|디딤돌|보금자리|금리", re.IGNORECASE),
+    ),
+)
 
 
 # A question that counts ("단지가 몇 개나", "매물 수") is answered by the listing tool's total.
@@ -93,19 +93,43 @@ def answering_first(step: StepWork, names: list[str]) -> list[str]:
     return names
 
 
-def choose_tools(step: StepWork, available: Mapping[str, Tool]) -> ToolPick:
-    """Focus decides when the planner gave one; otherwise keywords of the query and task do."""
-    by_focus = [FOCUS_TOOLS[f] for f in _focuses(step) if FOCUS_TOOLS.get(f) in available]
-    if by_focus:
-        selected = list(dict.fromkeys(by_focus))
-        return ToolPick(selected, f"step focus {', '.join(step.focus)} -> {', '.join(selected)}", 0.9)
-    text = f"{step.query} {step.task}"
-    by_words = [name for name, words in KEYWORD_TOOLS.items() if name in available and words.search(text)]
-    if by_words:
-        return ToolPick(by_words, f"keywords in the query and task -> {', '.join(by_words)}", 0.7)
-    fallback = [name for name in ("legal_search",) if name in available] or list(available)[:1]
-    return ToolPick(fallback, "no focus and no telling keyword: statutes are the search team's default", 0.4)
+def merge(step: StepWork, results: dict[str, StepResult], failed: dict[str, str]) -> StepResult:
+    """Results of several tools as one: the leading tool's headline leads (answering_first), lists are
+    concatenated, each tool's typed data stays under its own keys."""
+    leading = [results[n] for n in answering_first(step, list(results))]
+    return StepResult(
+        headline=next((r.headline for r in leading if r.headline), None),
+        findings=list(dict.fromkeys(f for r in leading for f in _findings(r, lead=r is leading[0]))),
+        figures=[f for r in leading for f in r.figures],
+        citations=[c for r in leading for c in r.citations],
+        listings=[row for r in leading for row in r.listings],
+        documents=[d for r in leading for d in r.documents],
+        questions=[q for r in leading for q in r.questions],
+        failed_tools={n: failed[n] for n in answering_first(step, list(failed))},
+        data={k: v for r in leading for k, v in r.data.items()},
+    )
 
 
-def _focuses(step: StepWork) -> list[StepFocus]:
-    return [StepFocus(f) for f in step.focus if f in StepFocus._value2member_map_]
+def _findings(result: StepResult, lead: bool) -> list[str]:
+    """A tool whose headline does not lead the merged result keeps it as its first finding."""
+    return ([result.headline] if result.headline and not lead else []) + result.findings
+
+
+SEARCH_TEAM = ToolTeam(
+    team=Team.SEARCH,
+    tools=TOOLS,
+    call_point="search_tool_selection",
+    lead_by_focus=True,  # the planner lists a step's focuses in the order the question asks them
+    words_of=lambda step: f"{step.query} {step.task}",
+    merge=merge,
+    done="검색 완료",
+    nothing_chosen=StepOutput(
+        "검색할 항목 없음", StepResult(headline="이 질문에서 찾아볼 항목을 정하지 못했습니다.")
+    ),
+    default=("legal_search",),  # no focus and no telling word: statutes are the search team's default
+)
+
+
+def choose_tools(step: StepWork, available: Mapping[str, SearchTool]) -> ToolPick:
+    """The search rules' choice among the tools available."""
+    return choose_by_rules(SEARCH_TEAM.only(list(available)), step)

@@ -13,7 +13,9 @@ from services.analysis.loan_simulation import loan_simulation
 from services.analysis.profile import read_profile
 from services.analysis.repayment import level_payment, schedule, yearly
 from services.analysis.rulebook import REPO_ROOT, RuleBook
-from services.analysis.tools import select_tools
+from services.analysis.tools import ANALYSIS_TEAM
+from services.platform.team import StepWork
+from services.platform.team_of_tools import choose_by_rules
 
 pytestmark = pytest.mark.unit
 RULES = RuleBook.load()
@@ -136,7 +138,8 @@ def test_the_profile_takes_amounts_by_the_words_around_them() -> None:
     ],
 )
 def test_keyword_fallback_routes_to_the_new_tools(query: str, tool: str) -> None:
-    assert tool in [t.name for t in select_tools(Case(query), []).tools]
+    step = StepWork("run-1", "a1", "분석", {"query": query}, {}, 1)
+    assert tool in choose_by_rules(ANALYSIS_TEAM, step).names
 
 
 def test_lending_rules_agree_with_the_search_teams_loan_data() -> None:
@@ -167,12 +170,12 @@ def test_lending_rules_do_not_overlap_and_are_sane() -> None:
 
 async def test_the_service_runs_the_new_tools_together() -> None:
     from services.analysis import service
-    from services.platform.team import StepWork
 
     query = "만 30세 연봉 6천 기존 대출 없음 무주택 서울 8억 아파트 대출 한도와 수익률, 지원 정책"
     inputs = {"query": query, "focus": ["loan_simulation", "roi", "policy"], "as_of": "2026-01-10"}
     out = await service.analyse(StepWork("run-1", "a1", "분석", inputs, {}, 1), service.load_library())
-    assert out.result.failed_tools == {} and out.tool_decisions[0].outcome == "ok"
+    ran = json.loads(out.tool_decisions[0].outcome)
+    assert out.result.failed_tools == {} and all(tool["ok"] for tool in ran.values())
     assert {"loan_simulation", "roi", "policy"} <= set(out.result.data)
     assert any(f.startswith("대출 한도·상환:") for f in out.result.findings)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from services.analysis import service
-from services.analysis.case import Case
-from services.analysis.tools import FOCUS_CONFIDENCE, KEYWORD_CONFIDENCE, select_tools
+from services.analysis.tools import ANALYSIS_TEAM
 from services.platform.team import StepFailure, StepWork
+from services.platform.team_of_tools import BY_FOCUS, BY_WORDS, choose_by_rules
 
 pytestmark = pytest.mark.unit
 LIBRARY = service.load_library()
@@ -18,14 +20,14 @@ def step(query: str, focus: list[str] | None = None, **inputs) -> StepWork:
 
 
 def test_focus_decides_before_keywords() -> None:
-    chosen = select_tools(Case("깡통전세 위험한가요"), ["rent_increase"])
-    assert [t.name for t in chosen.tools] == ["rent_increase"] and chosen.confidence == FOCUS_CONFIDENCE
+    chosen = choose_by_rules(ANALYSIS_TEAM, step("깡통전세 위험한가요", ["rent_increase"]))
+    assert chosen.names == ["rent_increase"] and chosen.confidence == BY_FOCUS
 
 
 def test_keywords_pick_tools_when_there_is_no_focus() -> None:
-    chosen = select_tools(Case("전세금 5% 인상인데 깡통전세 위험도 궁금해요"), [])
-    assert [t.name for t in chosen.tools] == ["rent_increase", "jeonse_risk"]
-    assert chosen.confidence == KEYWORD_CONFIDENCE
+    chosen = choose_by_rules(ANALYSIS_TEAM, step("전세금 5% 인상인데 깡통전세 위험도 궁금해요"))
+    assert chosen.names == ["rent_increase", "jeonse_risk"]
+    assert chosen.confidence == BY_WORDS
 
 
 @pytest.mark.parametrize(
@@ -40,8 +42,8 @@ def test_keywords_pick_tools_when_there_is_no_focus() -> None:
     ],
 )
 def test_the_law_figures_are_reached_by_their_focus_or_their_words(query, focus, tool) -> None:
-    chosen = select_tools(Case(query), [focus] if focus else [])
-    assert [t.name for t in chosen.tools] == [tool]
+    chosen = choose_by_rules(ANALYSIS_TEAM, step(query, [focus] if focus else []))
+    assert chosen.names == [tool]
 
 
 async def test_a_priority_repayment_step_answers_with_the_amount_protected() -> None:
@@ -56,7 +58,8 @@ async def test_a_priority_repayment_step_answers_with_the_amount_protected() -> 
 async def test_a_rent_increase_step_records_its_decision() -> None:
     out = await service.analyse(step("전세금 3억인데 3억 5천으로 올려달래요", ["rent_increase"]), LIBRARY)
     (decision,) = out.tool_decisions
-    assert decision.selected_tools == ["rent_increase"] and decision.outcome == "ok"
+    assert decision.selected_tools == ["rent_increase"]
+    assert json.loads(decision.outcome)["rent_increase"]["ok"] is True
     assert decision.step_id == "a1" and "16.7%" in out.summary
 
 
@@ -70,7 +73,8 @@ async def test_a_failing_tool_is_isolated(monkeypatch: pytest.MonkeyPatch) -> No
     )
     assert set(out.result.failed_tools) == {"market_analysis"}
     assert "bad listing row" in out.result.failed_tools["market_analysis"]
-    assert out.tool_decisions[0].outcome.startswith("partial")
+    outcome = json.loads(out.tool_decisions[0].outcome)
+    assert outcome["market_analysis"]["ok"] is False and outcome["rent_increase"]["ok"] is True
     assert any("계산하지 못한 항목" in f for f in out.result.findings)
 
 
