@@ -47,6 +47,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m contracts.export --check
+	$(PY) -m services.platform.config_reference --check
 	$(VENV)/bin/lint-imports
 
 fmt: install

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from psycopg_pool import AsyncConnectionPool
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from contracts.results import Figure, StepResult
@@ -52,9 +53,14 @@ LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차")
 
 
 class DocumentSettings(BaseSettings):
+    """The document team's sources, each from `JIPSA_DOCUMENT_<NAME>`."""
+
     model_config = SettingsConfigDict(env_prefix="JIPSA_DOCUMENT_", extra="ignore")
 
-    corpus_path: Path = REPO_ROOT / "infra" / "seed" / "legal" / "corpus.jsonl"
+    corpus_path: Path = Field(
+        default=REPO_ROOT / "infra" / "seed" / "legal" / "corpus.jsonl",
+        description="The statutes (one article per JSON line) whose articles a contract cites.",
+    )
 
 
 async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:

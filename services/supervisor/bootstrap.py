@@ -26,29 +26,40 @@ RECENT_ANSWERS = 256  # runs whose answer a second decision of the same run can 
 
 
 class SupervisorSettings(BaseSettings):
-    """The supervisor's settings, each from `JIPSA_SUPERVISOR_<NAME>`:
-
-    - RETRY_FIRST_DELAY_S / RETRY_MAX_DELAY_S: backoff between a failed step's attempts.
-    - STALL_AFTER_S (300): a run with no event this long past its own deadlines (a step's timeout, a
-      retry's backoff) ends with RunFailed `stalled`; planning has no deadline of its own, so a run
-      still unplanned after this long ends too. Silence is counted only while the watchdog reaches
-      the store, so a Postgres outage is survived; keep it above the longest NATS outage (or
-      planning or response LLM call, with its retries) that runs should outlive.
-    - PERSON_WAIT_S (86400, a day): a run waiting for the person (plan approval, a step's questions)
-      ends with RunFailed `expired` after this long without an answer.
-    - MAX_INPUT_ROUNDS (5): how many times a run may ask the person; a step asking once more ends
-      the run with RunFailed `too_many_input_rounds`.
-    - WATCHDOG_EVERY_S (5): how often the watchdog looks for runs to end (watchdog.py).
-    """
+    """The supervisor's settings, each from `JIPSA_SUPERVISOR_<NAME>`: retries and how every run ends."""
 
     model_config = SettingsConfigDict(env_prefix="JIPSA_SUPERVISOR_", extra="ignore")
 
-    retry_first_delay_s: float = Field(default=1.0, ge=0)
-    retry_max_delay_s: float = Field(default=30.0, ge=0)
-    stall_after_s: float = Field(default=DEFAULT_LIMITS.stall_after_s, gt=0)
-    person_wait_s: float = Field(default=DEFAULT_LIMITS.person_wait_s, gt=0)
-    max_input_rounds: int = Field(default=DEFAULT_LIMITS.max_input_rounds, ge=1)
-    watchdog_every_s: float = Field(default=5.0, gt=0)
+    retry_first_delay_s: float = Field(
+        default=1.0, ge=0, description="Backoff before a failed step's second attempt; it doubles after."
+    )
+    retry_max_delay_s: float = Field(
+        default=30.0, ge=0, description="The longest backoff between a failed step's attempts."
+    )
+    stall_after_s: float = Field(
+        default=DEFAULT_LIMITS.stall_after_s,
+        gt=0,
+        description="A run with no event this long past its own deadlines (a step's timeout, a retry's "
+        "backoff) ends with RunFailed `stalled`; planning has no deadline of its own, so a run still "
+        "unplanned after this long ends too. Silence is counted only while the watchdog reaches the "
+        "store, so a Postgres outage is survived; keep it above the longest NATS outage (or planning "
+        "or response LLM call, with its retries) that runs should outlive.",
+    )
+    person_wait_s: float = Field(
+        default=DEFAULT_LIMITS.person_wait_s,
+        gt=0,
+        description="A run waiting for the person (plan approval, a step's questions) ends with "
+        "RunFailed `expired` after this long without an answer (a day).",
+    )
+    max_input_rounds: int = Field(
+        default=DEFAULT_LIMITS.max_input_rounds,
+        ge=1,
+        description="How many times a run may ask the person; a step asking once more ends the run "
+        "with RunFailed `too_many_input_rounds`.",
+    )
+    watchdog_every_s: float = Field(
+        default=5.0, gt=0, description="How often the watchdog looks for runs to end (watchdog.py)."
+    )
 
     def limits(self) -> RunLimits:
         return RunLimits(self.stall_after_s, self.person_wait_s, self.max_input_rounds)
