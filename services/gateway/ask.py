@@ -6,6 +6,8 @@ when the output is piped; `--json` prints one JSON object instead. `--approve` a
 approval and gives it when `plan_ready` says the run waits (`requires_approval`). When the run asks for
 something (a contract's missing fields), `--answer field=value` gives it up front, a terminal prompts
 for the rest, and otherwise the run is left waiting and reported as `input_required` with its questions.
+The documents a run makes (a lease, a sale contract, a loan checklist) are listed with the answer, and
+`--save DIR` downloads them there with the session's token (the only one that may read them).
 Exit status: 0 for an answer, guidance or a run waiting for input, 1 when the run ended in error, 2 when
 the gateway cannot be reached, 3 on timeout.
 """
@@ -17,6 +19,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
@@ -52,6 +55,7 @@ class RunView:
     progress_pct: int = 0
     response: dict[str, Any] | None = None
     input_request: dict[str, Any] | None = None  # the questions the run waits on, if it does
+    saved: list[str] = field(default_factory=list)  # where `--save` put the run's documents
 
     def apply(self, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -72,6 +76,10 @@ class RunView:
     @property
     def failed(self) -> bool:
         return self.response is not None and self.response["type"] == "error"
+
+    @property
+    def documents(self) -> list[dict[str, Any]]:
+        return list(((self.response or {}).get("data") or {}).get("documents", []))
 
 
 def summary(view: RunView, session_id: str, events: int) -> dict[str, Any]:
@@ -106,6 +114,7 @@ def summary(view: RunView, session_id: str, events: int) -> dict[str, Any]:
             # The supervisor may group the numbers an answer rests on under "figures"; else all metadata.
             "figures": metadata.get("figures", metadata),
             "documents": data.get("documents", []),
+            "saved": view.saved,
             "questions": (view.input_request or {}).get("questions", []) if view.response is None else [],
         },
         "events": events,
@@ -192,6 +201,7 @@ def answer_text(response: dict[str, Any]) -> str:
 def _backing(data: dict[str, Any]) -> list[str]:
     """What the answer rests on, one line each: citations, how many listings, the steps that failed."""
     lines = [f"· {c['law']} {c['article']}" for c in data.get("citations", [])]
+    lines += [f"· 문서: {d['name']}" for d in data.get("documents", [])]
     if data.get("listings"):
         lines.append(f"매물 {len(data['listings'])}건")
     if data.get("failed_steps"):
@@ -221,8 +231,10 @@ async def converse(
     screen: Screen,
     given: dict[str, str] | None = None,
     ask_person: AskPerson | None = None,
+    save_to: Path | None = None,
 ) -> tuple[RunView, str, int]:
-    """One question, start to answer: (what was told, the session id, how many events the run has)."""
+    """One question, start to answer: (what was told, the session id, how many events the run has);
+    with `save_to`, the run's documents are downloaded there."""
     async with httpx.AsyncClient(base_url=url, timeout=10) as http:
         session = (await http.post("/api/sessions")).raise_for_status().json()
         view, sent = RunView(), dict[str, str]()
@@ -253,7 +265,27 @@ async def converse(
         events = (
             (await http.get(f"/api/runs/{view.run_id}/events", headers=headers)).raise_for_status().json()
         )
+        if save_to is not None:
+            view.saved = await save_documents(http, headers, view.documents, save_to)
     return view, session["session_id"], len(events["events"])
+
+
+async def save_documents(
+    http: httpx.AsyncClient, headers: dict[str, str], documents: list[dict[str, Any]], folder: Path
+) -> list[str]:
+    """Each document into `folder` under its own name (a path in the name is dropped); the paths saved."""
+    saved = []
+    for doc in documents:
+        reply = await http.get(f"/api/documents/{doc['artifact_id']}", headers=headers)
+        target = folder / Path(doc["name"]).name
+        await asyncio.to_thread(_write, target, reply.raise_for_status().content)
+        saved.append(str(target))
+    return saved
+
+
+def _write(target: Path, content: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content)
 
 
 def parse_answers(pairs: list[str] | None) -> dict[str, str]:
@@ -284,6 +316,9 @@ def ask(
     answer: Annotated[
         list[str] | None, typer.Option(help="field=value for a question the run may ask (repeatable)")
     ] = None,
+    save: Annotated[
+        Path | None, typer.Option(help="download the documents the run makes (contracts, checklists) here")
+    ] = None,
 ) -> None:
     """Ask Jipsa a question and watch it being answered."""
     console = Console(stderr=True)
@@ -291,7 +326,9 @@ def ask(
     try:
         view, session_id, events = asyncio.run(
             asyncio.wait_for(
-                converse(url.rstrip("/"), query, approve, screen, parse_answers(answer), prompter(as_json)),
+                converse(
+                    url.rstrip("/"), query, approve, screen, parse_answers(answer), prompter(as_json), save
+                ),
                 timeout,
             )
         )
@@ -308,5 +345,7 @@ def ask(
         screen.close()
     if as_json:
         print(json.dumps(summary(view, session_id, events), ensure_ascii=False, indent=2))
+    elif view.saved:
+        console.print("\n".join(f"저장: {path}" for path in view.saved))
     if view.failed:
         raise typer.Exit(RUN_ENDED_IN_ERROR)

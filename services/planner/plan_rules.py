@@ -273,10 +273,10 @@ def _documents_asked(ids: list[str], text: str, intent: IntentType | None) -> li
     for brings its checklist, with the applicant's facts asked first and the analyses it reads."""
     if _SALE_CONTRACT.search(text) and not _LEASE_CONTRACT.search(text):
         ids = ["draft-sale" if step == "draft-lease" else step for step in ids]
-        if intent is I.CONTRACT_REVIEW:
-            ids = [
-                "review-sale-contract" if s == "review-contract" else s for s in ids if s != "search-legal"
-            ]
+        ids = ["review-sale-contract" if step == "review-contract" else step for step in ids]
+        if intent in (I.CONTRACT_CREATION, I.CONTRACT_REVIEW):
+            # The legal search reads the lease law; the sale's document cites its own rule book's articles.
+            ids = [step for step in ids if step != "search-legal"]
     if _LOAN_APPLICATION.search(text) and intent is I.LOAN_CONSULT:
         ids += _LOAN_APPLICATION_STEPS
     return ids
