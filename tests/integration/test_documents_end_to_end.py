@@ -6,13 +6,14 @@ python-docx and says what was answered: amounts in words, the 거래신고법 ar
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import httpx
 import pytest
 from docx import Document
 
 from tests.integration.gateway_helpers import Client, Gateway, connected, new_session
-from tests.integration.test_run_end_to_end import jipsa
+from tests.integration.test_run_end_to_end import ask, jipsa
 
 pytestmark = pytest.mark.integration
 
@@ -112,3 +113,20 @@ async def test_a_loan_checklist_is_asked_for_then_written_from_the_loan_analyses
         "은행(주택도시기금 수탁은행)이 신용·소득·담보 심사로 정하며",
     ):
         assert said in text, said
+
+
+async def test_jipsa_ask_answers_the_sale_contracts_questions_and_saves_its_files(
+    store, infra, tmp_path
+) -> None:
+    answers = [f"--answer={field}={value}" for field, value in SALE_ANSWERS.items()]
+    async with jipsa(store, infra) as gateway:
+        code, run = await ask(gateway, SALE, *answers, f"--save={tmp_path}")
+
+    assert code == 0 and run["response"]["type"] == "answer"
+    saved = sorted(Path(p).name for p in run["response"]["saved"])
+    assert saved == sorted(d["name"] for d in run["response"]["documents"])
+    assert saved == ["부동산매매계약서_김영희_2026-03-20.docx", "부동산매매계약서_김영희_2026-03-20.md"]
+    contract = (tmp_path / saved[1]).read_text(encoding="utf-8")
+    assert "금 구억오천만원정(₩950,000,000)" in contract and "권장 특약" in contract
+    cells = [c.text for t in Document(str(tmp_path / saved[0])).tables for r in t.rows for c in r.cells]
+    assert "매수인" in cells and "김영희" in cells
