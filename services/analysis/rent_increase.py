@@ -293,8 +293,57 @@ def one_year_headline(since: Elapsed, kinds: str, rules: LeaseRules) -> str:
     )
 
 
+def asks_conversion_only(case: Case, found: list[Increase]) -> bool:
+    """ "월세로 돌리면 얼마", "전환 시 이자율 제한": a conversion asked, with no increase named or asked
+    ("월세로 10만원 올려달래요" raises the rent)."""
+    raises = re.search(RAISE_VERBS, case.query) or any(inc.asked is not None for inc in found)
+    return bool(_CONVERSION_WORDS.search(case.query)) and not raises
+
+
+def conversion_answer(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepResult:
+    """A question about turning deposit into monthly rent (전월세 전환) and not about an increase: the
+    most rent the converted deposit may bring at today's rate, or the rule with that rate when no amount
+    was given; the increase cap and the renewal rules are another question's answer."""
+    rate, base, conversion = rules.conversion_rate, rules.base_rate, rules.conversion
+    converted = converted_deposit(case)
+    per_100m = 10_000 * rate / 12
+    if converted:
+        headline = (
+            f"보증금 {won_text(converted)}을 월세로 전환하면 법정 전환율 상한 {rate:.1%} 기준 "
+            f"월 {won_text(converted * rate / 12)}까지 받을 수 있습니다({_CONVERSION_SOURCE})."
+        )
+    else:
+        headline = (
+            f"보증금을 월세로 돌릴 때 전환율 상한은 지금 연 {rate:.1%}입니다: 월세는 돌리는 보증금 × "
+            f"{rate:.1%} ÷ 12를 넘을 수 없어, 보증금 1억원이면 월 {won_text(per_100m)}까지입니다"
+            f"({_CONVERSION_SOURCE})."
+        )
+    findings = [
+        f"{rate:.1%}는 연 {conversion.statutory_cap_rate:.0%}(시행령 제9조①)와 기준금리 {base.rate:.2%}에 "
+        f"{conversion.base_rate_spread:.0%}p(시행령 제9조②)를 더한 비율 중 낮은 쪽입니다"
+        f"(기준금리 {base.effective_date} 기준; 기준금리가 바뀌면 상한도 바뀝니다).",
+        "이 상한은 계약기간 중이나 갱신하면서 보증금의 전부나 일부를 월세로 돌릴 때 적용되고, 기간이 끝난 뒤 "
+        "합의로 새로 맺는 계약에는 적용되지 않습니다.",
+    ]
+    return StepResult(
+        headline=headline,
+        findings=findings,
+        figures=conversion_figures(case, rules),
+        citations=[
+            statutes.cite("주택임대차보호법/제7조의2", ()),
+            statutes.cite("주택임대차보호법_시행령/제9조", ()),
+        ],
+        questions=[] if converted else [Question(field="convert_deposit_manwon", label="월세로 돌릴 보증금")],
+        data={
+            "rent_increase": {"increases": [], "conversion_rate": rate, "converted_deposit_manwon": converted}
+        },
+    )
+
+
 def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepResult:
     found = increases(case)
+    if asks_conversion_only(case, found):
+        return conversion_answer(case, rules, statutes)
     figures: list[Figure] = []
     findings: list[str] = []
     asked: list[str] = []  # the verdict on each increase asked for, the first being the headline

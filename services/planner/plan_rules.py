@@ -376,7 +376,8 @@ _PROPERTY_LABEL = {
     PropertyType.COMMERCIAL: "상가",
 }
 _DEAL_LABEL = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
-# (words, law, provision): the statutes and provisions a legal search looks for.
+# (words, law, provision): the statutes and provisions a legal search looks for; a row without a
+# provision names the law only, and the question's own legal words say what to look for in it.
 _LEGAL_TOPICS = (
     (r"인상|증액|올[려리린릴]|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
     (r"감액|(?<!확)인하|깎|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
@@ -391,10 +392,13 @@ _LEGAL_TOPICS = (
     (r"사기|깡통|피해|구제", "주택임대차보호법", "임차보증금 보호·피해 구제"),
     (r"해지|해제|위약금|계약금", "주택임대차보호법", "계약 해지·계약금"),
     (r"수선|원상\s*복구", "주택임대차보호법", "수선 의무·원상복구"),
-    (r"중개\s*(?:수수료|보수)|복비|중개사", "공인중개사법", "중개보수·중개사 의무"),
+    (r"중개\s*(?:수수료|보수)|복비", "공인중개사법", "중개보수"),
     (r"거래\s*신고|신고\s*의무", "부동산 거래신고법", "거래 신고 의무"),
-    (r"임대\s*사업자|민간\s*임대", "민간임대주택법", "임대사업자 의무"),
-    (r"청약|분양", "주택법", "주택 공급·청약"),
+    (r"청약|분양", "주택법", "주택 공급·청약"),  # 분양 is the 주택법's 공급 in everyday words
+    # A law's own subject names the law and nothing of the question's topic: "공인중개사가 되려면 어떤 자격"
+    # is about 자격, and a provision guessed from "중개사" would pull the search to 중개보수.
+    (r"중개사", "공인중개사법", None),
+    (r"임대\s*사업자|민간\s*임대", "민간임대주택법", None),
     (r"특약|주의|유의|확인할|필수", "주택임대차보호법", "임대차 계약 시 주의사항"),
 )
 _LOAN_PRODUCTS = (
@@ -466,9 +470,10 @@ def _words_in(pattern: str, text: str, sep: str) -> str:
 
 def _legal_task(query: str, intent: IntentType) -> str:
     found = [(law, what) for pattern, law, what in _LEGAL_TOPICS if re.search(pattern, query)]
-    if found:
-        laws = "·".join(dict.fromkeys(law for law, _ in found))
-        return f"{laws} {'·'.join(what for _, what in found[:3])} 조항 검색"
+    laws = "·".join(dict.fromkeys(law for law, _ in found))
+    provisions = [what for _, what in found if what]
+    if provisions:
+        return f"{laws} {'·'.join(provisions[:3])} 조항 검색"
     if intent is I.CONTRACT_REVIEW:
         return "임대차 계약서 검토 기준이 되는 주택임대차보호법 조항 검색"
     if intent is I.CONTRACT_CREATION:
@@ -480,7 +485,10 @@ def _legal_task(query: str, intent: IntentType) -> str:
         for h in find_hits(query)
         if h.signal.topic is Topic.LEGAL and h.signal.weight >= 2 and not is_evidence(h)
     ]
-    return f"{'·'.join(dict.fromkeys(said))} 관련 법령 조항 검색".strip()
+    words = "·".join(dict.fromkeys(said))
+    if laws:
+        return f"{laws} {words} 관련 조항 검색" if words else f"{laws} 조항 검색"
+    return f"{words} 관련 법령 조항 검색".strip()
 
 
 def _loan_task(query: str) -> str:

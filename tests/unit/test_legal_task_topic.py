@@ -49,3 +49,21 @@ def index():
 def test_everyday_questions_reach_the_article_that_answers_them(query: str, articles: set[str]) -> None:
     hits = index().search(search_text(legal_step(query)), LegalFilters(), 2)
     assert articles & {h.article.article_id for h in hits}
+
+
+@pytest.mark.parametrize(
+    ("query", "law", "article"),
+    [
+        ("공인중개사 자격이 취소되는 경우는?", "공인중개사법", "공인중개사법/제35조"),
+        ("민간임대주택 임대의무기간은 몇 년인가요?", "민간임대주택법", "민간임대주택에_관한_특별법/제43조"),
+    ],
+)
+def test_a_question_naming_a_laws_subject_searches_its_own_words_in_that_law(
+    query: str, law: str, article: str
+) -> None:
+    # "중개사" or "민간임대" names the law; the provision is the question's (자격 취소, 임대의무기간),
+    # never one guessed from the law's name (중개보수, 임대사업자 의무) that would pull the search away.
+    step = legal_step(query)
+    assert step.task.startswith(law) and "중개보수" not in step.task and "임대사업자 의무" not in step.task
+    hits = index().search(search_text(step), LegalFilters(), 3)
+    assert article in {h.article.article_id for h in hits}

@@ -150,3 +150,27 @@ def test_a_base_rate_written_in_the_question_is_no_increase_asked() -> None:
     result = answer("기준금리 2.5%면 보증금 1억을 월세로 돌리면 얼마?", lease_with_base_rate(0.025))
     assert not any(f.label.startswith("요구 인상률") for f in result.figures)
     assert figure(result, "전환 시 월차임 상한").value == 37.5
+
+
+def test_a_conversion_asked_without_an_amount_states_todays_rate_and_the_rent_per_100m() -> None:
+    # min(10%, 2.5% + 2%p) = 4.5% (시행령 제9조①②); 10,000 × 4.5% ÷ 12 = 37.5만원 a month per 1억.
+    # The question is the conversion, not an increase: no 5% cap, no renewal rules, the amount to
+    # convert is what is asked for, and the conversion's articles come first.
+    result = answer("임차인이 보증금을 월세로 전환할 때 이자율 제한이 있나요?", lease_with_base_rate(0.025))
+    assert result.headline == (
+        "보증금을 월세로 돌릴 때 전환율 상한은 지금 연 4.5%입니다: 월세는 돌리는 보증금 × 4.5% ÷ 12를 "
+        "넘을 수 없어, 보증금 1억원이면 월 37만 5,000원까지입니다(주택임대차보호법 제7조의2, 시행령 제9조)."
+    )
+    assert [c.article_id for c in result.citations] == [
+        "주택임대차보호법/제7조의2",
+        "주택임대차보호법_시행령/제9조",
+    ]
+    assert not any("5% 상한" in f or "계약갱신요구권" in f or "묵시적" in f for f in result.findings)
+    assert [q.field for q in result.questions] == ["convert_deposit_manwon"]
+
+
+def test_a_raise_of_the_rent_said_with_월세로_is_an_increase_not_a_conversion() -> None:
+    # 월세 50 → 60: 10 ÷ 50 = 20% > 5%; cap 50 × 1.05 = 52.5만원 (제7조②, 시행령 제8조①).
+    result = answer("월세 50인데 월세로 10만원 더 올려달래요", lease_with_base_rate(0.025))
+    assert figure(result, "법정 상한 월차임").value == 52.5
+    assert "5%를 넘어" in result.headline
