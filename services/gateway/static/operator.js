@@ -111,6 +111,7 @@ function drawRuns(runs, minutes) {
       title: `${at} · ${plain(m.runs)}건`,
     });
   }));
+  $("axis-start").textContent = `${minutes}분 전`;
   const byOutcome = record(runs.by_outcome);
   table($("outcomes"), ["결과", "실행 수"], Object.entries(OUTCOMES).map(([code, label]) => [
     label, h("span", { class: (byOutcome[code] ?? 0) > 0 && ["error", "failed", "none"].includes(code) ? "warn" : "" }, plain(byOutcome[code] ?? 0)),
