@@ -81,18 +81,18 @@ def document_work(pool: AsyncConnectionPool, statutes: Mapping[str, Citation]) -
 
 
 def draft_document(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
-    """The document the step's focus names; without one (a model's plan may leave it out), a sale
-    contract when the question speaks only of a sale, else the lease."""
+    """The document the step's focus names. A question that speaks only of a sale gets the sale contract
+    whatever the focus: a model's plan knows the lease's focus only, and a 매매 must never come out as a
+    lease."""
     if StepFocus.LOAN_APPLICATION.value in step.focus:
         return draft_loan_checklist(step)
-    if StepFocus.SALES_CONTRACT.value in step.focus or _asks_for_sale(step):
+    if StepFocus.SALES_CONTRACT.value in step.focus or _speaks_only_of_a_sale(step.query):
         return draft_sale(step, statutes)
     return draft_lease(step, statutes)
 
 
-def _asks_for_sale(step: StepWork) -> bool:
-    asked_lease = StepFocus.LEASE_CONTRACT.value in step.focus or LEASE_WORDS.search(step.query)
-    return bool(SALE_WORDS.search(step.query)) and not asked_lease
+def _speaks_only_of_a_sale(query: str) -> bool:
+    return bool(SALE_WORDS.search(query)) and not LEASE_WORDS.search(query)
 
 
 def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:

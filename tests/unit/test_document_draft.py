@@ -122,9 +122,11 @@ def test_every_field_is_in_the_docx_tables(statutes) -> None:
         assert expected in cells, expected
 
 
-def test_a_sale_contract_asked_without_a_focus_is_a_sale_not_a_lease(statutes) -> None:
-    sale = StepWork("r", "d", "매매계약서", {"query": "아파트 매매계약서 작성해줘"}, {}, 1, "s")
-    draft = draft_document(sale, statutes)
+@pytest.mark.parametrize("focus", [[], ["lease_contract"]])
+def test_a_sale_contract_is_a_sale_never_a_lease(statutes, focus: list[str]) -> None:
+    """Without a focus, or with the lease's (the one a model's plan knows), a 매매 is written as a sale."""
+    inputs = {"query": "아파트 매매계약서 작성해줘", "focus": focus}
+    draft = draft_document(StepWork("r", "d", "매매계약서", inputs, {}, 1, "s"), statutes)
     assert draft.result.data["document"] == "sales_contract"
     assert {"seller_name", "buyer_name", "price_won"} <= {q.field for q in draft.result.questions}
 
