@@ -1,4 +1,5 @@
-"""The gateway: the person's way in (WebSocket `/ws/{session_id}`, REST) and `jipsa ask`.
+"""The gateway: the person's way in (WebSocket `/ws/{session_id}`, REST), `jipsa ask`, and the operator's
+page.
 
 It records what the person asks as events in the store and tells them what happens by following the
 log and the projections. Modules:
@@ -15,4 +16,6 @@ log and the projections. Modules:
 - app.py            create_app, the lifespan that builds the Ports
 - bodies.py         request bodies bounded in size (413) and in time (408)
 - ask.py            `jipsa ask`, the terminal client
+- operator.py       the operator's page `/operator` and its API, behind JIPSA_OPERATOR_TOKEN; what it
+                    reads in operator_reads.py, its figures (pure) in operator_figures.py
 """
