@@ -71,7 +71,9 @@ def configured(request: Request) -> OperatorConfig:
 
 def authorised(request: Request, config: Annotated[OperatorConfig, Depends(configured)]) -> OperatorConfig:
     scheme, _, presented = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not secrets.compare_digest(presented.strip(), config.token or ""):
+    # Bytes: compare_digest refuses str with non-ASCII characters, which a header may carry.
+    matches = secrets.compare_digest(presented.strip().encode(), (config.token or "").encode())
+    if scheme.lower() != "bearer" or not matches:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED, "a valid operator token is required", {"WWW-Authenticate": "Bearer"}
         )

@@ -73,7 +73,13 @@ async def test_a_missing_or_wrong_token_is_refused(pool, server_urls: ServerUrls
             page.status_code == 200 and "운영자 토큰" in page.text
         )  # the page asks; it holds nothing secret
         for method, path in ROUTES:
-            for headers in ({}, bearer("not-it"), bearer(TOKEN + "x"), {"Authorization": f"Basic {TOKEN}"}):
+            for headers in (
+                {},
+                bearer("not-it"),
+                bearer(TOKEN + "x"),
+                {"Authorization": f"Basic {TOKEN}"},
+                {"Authorization": "Bearer 운영자".encode()},  # not ASCII: still a plain 401
+            ):
                 refused = await http.request(method, path, headers=headers)
                 assert refused.status_code == 401, (path, headers, refused.text)
                 assert refused.headers["www-authenticate"] == "Bearer"
