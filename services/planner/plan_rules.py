@@ -278,7 +278,9 @@ def _documents_asked(ids: list[str], text: str, intent: IntentType | None) -> li
             # The legal search reads the lease law; the sale's document cites its own rule book's articles.
             ids = [step for step in ids if step != "search-legal"]
     if _LOAN_APPLICATION.search(text) and intent is I.LOAN_CONSULT:
-        ids += _LOAN_APPLICATION_STEPS
+        # A 전세 loan is set by its programme and guarantor, not by the 주담대 simulator's LTV and DSR.
+        jeonse = _NOT_MORTGAGE.search(text)
+        ids += [step for step in _LOAN_APPLICATION_STEPS if not (jeonse and step == "simulate-loan")]
     return ids
 
 

@@ -103,3 +103,23 @@ def test_the_checklist_is_written_from_the_loan_analyses_results() -> None:
     programmes = draft.result.data["programmes"]
     assert programmes and all(p["rate"].startswith("연 ") and p["limits"] for p in programmes)
     assert any("디딤돌" in p["name"] for p in programmes)
+
+
+def test_a_jeonse_checklist_lists_the_jeonse_programmes_and_papers_without_a_mortgage_limit() -> None:
+    query = "전세대출 신청하려면 뭐가 필요해요"
+    answers = {"deposit_won": "3억", "income_won": "4천만원", "existing_debt_monthly_won": "0"}
+    answers |= {"house_count": "무주택", "region": "서울 관악구"}
+    applicant = draft_loan_checklist(step("applicant", query, "loan_application", answers=answers)).result
+    assert applicant.data["applicant"]["deposit_manwon"] == 30000.0
+    dependencies = {"ask-loan-applicant": applicant.model_dump(mode="json")}
+    dependencies["search-loan"] = loan_result(
+        default_book(), query, "jeonse", date(2025, 10, 20)
+    ).model_dump()
+    policy = asyncio.run(analyse(step("match-policy", query, "policy", dependencies), load_library()))
+    dependencies["match-policy"] = policy.result.model_dump(mode="json")
+
+    draft = draft_loan_checklist(step("checklist", query, "loan_application", dependencies))
+    markdown = draft.result.data["markdown"]
+    assert "확정일자를 받은 임대차계약서 원본" in markdown and "부동산거래계약 신고필증" not in markdown
+    assert "보증기관의 보증 한도" in markdown and draft.result.figures == []
+    assert all("전세" in p["name"] for p in draft.result.data["programmes"])

@@ -36,15 +36,21 @@ def test_a_pasted_sale_contract_is_reviewed_by_the_document_team() -> None:
     assert [s.step_id for s in plan.steps] == ["review-sale-contract"]
 
 
-@pytest.mark.parametrize("query", ["대출 신청 서류 준비", "전세대출 신청하려면 뭐가 필요해요"])
-def test_a_loan_application_plans_its_checklist_after_the_facts_and_the_analyses(query: str) -> None:
-    plan = plan_by_rules(query)
+def test_a_loan_application_plans_its_checklist_after_the_facts_and_the_analyses() -> None:
+    plan = plan_by_rules("대출 신청 서류 준비")
     steps = {s.step_id: s for s in plan.steps}
     assert plan.intent.type is IntentType.LOAN_CONSULT and list(steps) == LOAN_STEPS
     assert "ask-loan-applicant" in steps["simulate-loan"].depends_on
     assert "ask-loan-applicant" in steps["match-policy"].depends_on
     assert set(steps["prepare-loan-checklist"].depends_on) == set(LOAN_STEPS[:4])
     assert validate_steps(plan.steps) == [] and plan.strategy == "dag"
+
+
+def test_a_jeonse_loan_application_is_not_simulated_as_a_mortgage() -> None:
+    plan = plan_by_rules("전세대출 신청하려면 뭐가 필요해요")
+    assert plan.intent.type is IntentType.LOAN_CONSULT
+    assert [s.step_id for s in plan.steps] == [s for s in LOAN_STEPS if s != "simulate-loan"]
+    assert validate_steps(plan.steps) == []
 
 
 def test_a_loan_question_that_asks_no_application_gets_no_checklist() -> None:
