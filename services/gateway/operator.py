@@ -28,6 +28,7 @@ from services.gateway.operator_figures import (
     step_latency,
 )
 from services.gateway.operator_reads import (
+    MAX_RUNS,
     briefly_connected,
     checkpoints,
     consumers_of,
@@ -150,6 +151,7 @@ async def _overview(ports: Ports, config: OperatorConfig, minutes: int) -> dict[
         "minutes": minutes,
         "runs": {
             "counted": len(recent.runs),
+            "capped": len(recent.runs) == MAX_RUNS,  # the window held more; the newest were counted
             "per_minute": runs_per_minute((r["created_at"] for r in recent.runs), recent.now, minutes),
             "by_outcome": outcome_counts(outcomes),
         },

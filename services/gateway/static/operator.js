@@ -100,9 +100,11 @@ function draw(overview) {
 
 function drawRuns(runs, minutes) {
   const perMinute = list(runs.per_minute);
-  const highest = Math.max(1, ...perMinute.map((m) => number(m.runs) ?? 0));
+  const peak = Math.max(0, ...perMinute.map((m) => number(m.runs) ?? 0));
+  const highest = Math.max(1, peak); // the bars' scale
   const lastMinute = perMinute.at(-1)?.runs ?? 0;
-  $("runs-summary").textContent = `최근 ${minutes}분 ${plain(runs.counted)}건 · 이번 분 ${plain(lastMinute)}건 · 가장 많은 분 ${plain(highest)}건`;
+  const counted = runs.capped ? `최근 ${plain(runs.counted)}건만 집계` : `${plain(runs.counted)}건`;
+  $("runs-summary").textContent = `최근 ${minutes}분 ${counted} · 이번 분 ${plain(lastMinute)}건 · 가장 많은 분 ${plain(peak)}건`;
   replaceChildren($("per-minute"), perMinute.map((m) => {
     const at = new Date(text(m.minute)).toLocaleTimeString("ko-KR", { hour: "2-digit", minute: "2-digit" });
     return h("span", {
