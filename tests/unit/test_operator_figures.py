@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from services.gateway.operator_figures import llm_by_call_point, runs_per_minute, slowest_runs, step_latency
 from services.gateway.operator_reads import LlmCall
 from services.platform.run_outcomes import RunEvent
 
+pytestmark = pytest.mark.unit
 NOW = datetime(2026, 11, 25, 10, 30, 42, tzinfo=UTC)
 
 
