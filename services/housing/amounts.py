@@ -108,7 +108,10 @@ _UPPER = {
 _LOWER = {"이상": 0, "부터": 0, "넘는": 1, "넘게": 1, "넘은": 1, "넘어": 1, "초과": 1}
 # A lease figure changed with no amount of its own before it ("보증금에서 8천 빼주고"); 빼 takes it out.
 _LEASE_ROLES = ("deposit", "monthly_rent")
-_TAKEN_OUT = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:을|를|만|씩)?\s*(?:빼|뺀)")
+# Turning part of it into rent takes it out too ("그중 1억 5천을 월세로 바꾸자"): it leaves the deposit.
+_TAKEN_OUT = re.compile(
+    r"^\s*(?:만\s*원|원)?\s*(?:을|를|만|씩|만큼)?\s*(?:빼|뺀|(?:월세|월차임|차임)\s*(?:으로|로)(?!\s*\d))"
+)
 # The new figure said with its verb, after any words: "3억인데 3억 5천으로 올려달래요".
 _TO_RAISED = re.compile(
     rf"^\s*(?:만\s*원|원)?\s*(?:으로|로)\s*(?:더\s*)?(?:{RAISE_VERBS}|{CUT_VERBS}|낮춰|낮추)"

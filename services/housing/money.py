@@ -14,7 +14,8 @@ Nothing here raises on odd input except `parse_won`, whose callers ask for exact
 
 Writing. One format wherever a person reads money (`format_manwon`): the 억 part, then the 만 part with a
 thousands separator, then 원: 31500 -> "3억 1,500만원", 69000 -> "6억 9,000만원", 30000 -> "3억원",
-4500 -> "4,500만원"; a fraction of 만원 is written to the won (37.5 -> "37만 5,000원"). Contracts write a
+4500 -> "4,500만원"; an amount under 100만원 with won in it is written in won (37.5 -> "375,000원"), as
+bills and rents are, so no reader takes "37만 5,000원" for 37만원 and 5,000원. Contracts write a
 sum in words and digits (`contract_amount`): "금 삼억오천만원정(₩350,000,000)".
 """
 
@@ -289,8 +290,7 @@ def format_manwon(manwon: float) -> str:
         return "-" + format_manwon(-manwon)
     won = round(manwon * MANWON)
     if won % MANWON and manwon < 100:  # a rent or fee with won in it
-        man, rest = divmod(won, MANWON)
-        return f"{man:,}만 {rest:,}원" if man else f"{rest:,}원"
+        return f"{won:,}원"
     eok, rest = divmod(round(manwon), EOK)
     if eok and rest:
         return f"{eok:,}억 {rest:,}만원"

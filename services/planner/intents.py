@@ -358,6 +358,10 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
         clause_hits = [h for h in hits if start <= h.start < end]
         scores = _scores(clause_hits, text[start:end], entities)
         winner = max(_PRIORITY, key=lambda i: (scores[i], -_PRIORITY.index(i)))
+        if scores[winner] < DECIDING_WEIGHT and _told_elsewhere(whole, winner):
+            # "…1억 5천을 월세로 바꾸자고 해요. 월세 최대 얼마까지?": a bare "얼마" asks about what the
+            # other sentence told, which a heavier word there names
+            continue
         if scores[winner] >= MIN_SCORE:
             runner_up = max(v for i, v in scores.items() if i != winner)
             confidence = _confidence(scores[winner], runner_up)
@@ -409,6 +413,10 @@ def _asks_overall(hits: list[Hit], whole: dict[IntentType, float]) -> bool:
         return explicit
     strong_domains = sum(1 for i in _DOMAINS if whole[i] >= DECIDING_WEIGHT)
     return explicit or strong_domains >= 3
+
+
+def _told_elsewhere(whole: dict[IntentType, float], winner: IntentType) -> bool:
+    return any(v >= DECIDING_WEIGHT and v > whole[winner] for i, v in whole.items() if i != winner)
 
 
 def _points_elsewhere(whole: dict[IntentType, float], winner: IntentType) -> bool:

@@ -220,4 +220,4 @@ def test_a_deposit_turned_into_rent_is_answered_at_the_legal_conversion_rate() -
     result = rent_increase(Case(query, entities), RULES.lease, STATUTES)
     assert figure(result, "전환 시 월차임 상한").value == 37.5
     assert result.headline.startswith("보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준")
-    assert "월 37만 5,000원까지" in result.headline
+    assert "월 375,000원까지" in result.headline

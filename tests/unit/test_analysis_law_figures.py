@@ -53,7 +53,7 @@ def test_a_monthly_rent_raised_from_50_to_60_exceeds_the_cap_and_tops_out_at_52_
     result = rent_increase(case, RULES.lease, STATUTES)
     assert result.headline == (
         "10만원 인상(20.0%)은 법정 상한 5%를 넘어 요구할 수 없고, "
-        "월차임은 요구한 60만원이 아니라 최대 52만 5,000원(2만 5,000원 인상)까지입니다."
+        "월차임은 요구한 60만원이 아니라 최대 525,000원(25,000원 인상)까지입니다."
     )
     assert figure(result, "요구 인상률 (월차임)").value == 20.0
     assert figure(result, "법정 상한 월차임").value == 52.5
@@ -69,7 +69,7 @@ def test_a_deposit_of_10000_turned_into_rent_at_base_rate_2_5_is_37_5_a_month() 
     assert figure(result, "전월세 전환율 상한").value == 4.5
     assert figure(result, "전환 시 월차임 상한").value == 37.5
     assert result.headline == (
-        "보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준 월 37만 5,000원까지 받을 수 있습니다"
+        "보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준 월 375,000원까지 받을 수 있습니다"
         "(주택임대차보호법 제7조의2, 시행령 제9조)."
     )
     assert {"주택임대차보호법/제7조의2", "주택임대차보호법_시행령/제9조"} <= cited(result)

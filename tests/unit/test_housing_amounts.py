@@ -65,6 +65,8 @@ def roles(text: str) -> dict[str, int]:
         ("보증금 3억에서 1억 빼고 나머지는 월세로", {"deposit": 30000, "requested_deposit": 20000}),
         ("전세 3억인데, 보증금 4천 올려달래요", {"deposit": 30000, "requested_deposit": 34000}),
         ("보증금에서 8천만원 빼주고 그만큼 월세로", {}),  # a cut of a deposit not said: no deposit
+        # the part turned into rent leaves the deposit as if taken out of it
+        ("전세 4억인데 그중 1억 5천을 월세로 바꾸재요", {"deposit": 40000, "requested_deposit": 25000}),
         ("월세 10만원 올린대요", {}),  # an increase by 10, not a rent of 10
         ("5% 올려달래요", {}),
         ("강남구 아파트 매매 10억 이하", {}),  # a bound asks for a range; it is no figure given

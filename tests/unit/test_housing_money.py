@@ -184,7 +184,7 @@ def test_contract_amount_in_words_and_digits() -> None:
         (1200000, "120억원"),
         (4500, "4,500만원"),
         (50, "50만원"),
-        (37.5, "37만 5,000원"),  # a rent computed to the won
+        (37.5, "375,000원"),  # a rent computed to the won
         (0.5, "5,000원"),
         (-3500, "-3,500만원"),  # a loss
         (31500.0000001, "3억 1,500만원"),

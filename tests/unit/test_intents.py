@@ -163,3 +163,16 @@ def test_rules_read_most_of_our_own_questions_right() -> None:
     wrong = [(q, e.value, classify(q).type.value) for q, e in OWN_QUESTIONS if classify(q).type is not e]
     # A bar, not a fit: the method may miss a few questions of this kind, not many.
     assert len(wrong) <= len(OWN_QUESTIONS) // 10, wrong
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("전세 4억인데 그중 1억을 월세로 바꾸자고 해요. 월세 최대 얼마까지 받을 수 있어요?", I.LEGAL_CONSULT),
+        ("강남구 아파트 전세 살고 있어요. 얼마예요?", I.MARKET_INQUIRY),
+    ],
+)
+def test_a_bare_how_much_asks_about_what_the_sentence_before_told(text: str, intent: IntentType) -> None:
+    # "얼마" alone leans to a price; after a sentence that names a conversion (전월세 전환, a legal
+    # figure) it asks for that figure, while after one that only names a place and a deal it is a price
+    assert classify(text).type is intent

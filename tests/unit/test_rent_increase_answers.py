@@ -62,7 +62,7 @@ def test_a_percent_raises_the_kind_named_before_it() -> None:
     # 월세 50 × 1.10 = 55: 10% > 5%; cap 50 × 1.05 = 52.5만원; the deposit 1,000 is not raised.
     result = answer("보증금 1000에 월세 50인데 월세 10% 올린대요")
     assert figure(result, "법정 상한 월차임").value == 52.5
-    assert "요구한 55만원이 아니라 최대 52만 5,000원" in result.headline
+    assert "요구한 55만원이 아니라 최대 525,000원" in result.headline
     assert not any(f.label.startswith("요구 인상률 (보증금)") for f in result.figures)
 
 
@@ -143,7 +143,7 @@ def test_the_part_taken_out_of_a_given_deposit_is_converted() -> None:
     # 30,000 − 10,000 = 20,000 left; 10,000 × 4.5% ÷ 12 = 37.5만원 (제7조의2, 시행령 제9조).
     result = answer("보증금 3억에서 1억 빼고 나머지는 월세로 돌리재요", lease_with_base_rate(0.025))
     assert figure(result, "전환 시 월차임 상한").value == 37.5
-    assert "월 37만 5,000원" in result.headline
+    assert "월 375,000원" in result.headline
 
 
 def test_a_base_rate_written_in_the_question_is_no_increase_asked() -> None:
@@ -159,7 +159,7 @@ def test_a_conversion_asked_without_an_amount_states_todays_rate_and_the_rent_pe
     result = answer("임차인이 보증금을 월세로 전환할 때 이자율 제한이 있나요?", lease_with_base_rate(0.025))
     assert result.headline == (
         "보증금을 월세로 돌릴 때 전환율 상한은 지금 연 4.5%입니다: 월세는 돌리는 보증금 × 4.5% ÷ 12를 "
-        "넘을 수 없어, 보증금 1억원이면 월 37만 5,000원까지입니다(주택임대차보호법 제7조의2, 시행령 제9조)."
+        "넘을 수 없어, 보증금 1억원이면 월 375,000원까지입니다(주택임대차보호법 제7조의2, 시행령 제9조)."
     )
     assert [c.article_id for c in result.citations] == [
         "주택임대차보호법/제7조의2",
