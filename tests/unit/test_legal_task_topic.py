@@ -44,6 +44,9 @@ def index():
             {"주택임대차보호법/제7조", "주택임대차보호법_시행령/제8조"},
         ),
         ("확정일자는 어떻게 받나요", {"주택임대차보호법/제3조의6"}),
+        # everyday words the statute says otherwise: 엘리베이터 is 승강기, 전입신고 is 주민등록
+        ("아파트 엘리베이터 안전점검은 누가 책임지나요?", {"공동주택관리법/제33조"}),
+        ("전입신고를 하면 언제부터 대항력이 생기나요?", {"주택임대차보호법/제3조"}),
     ],
 )
 def test_everyday_questions_reach_the_article_that_answers_them(query: str, articles: set[str]) -> None:
