@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass
 
 from services.analysis.case import Case
+from services.housing import household
 from services.housing.amounts import Role, read_amounts
+from services.housing.household import first_int
 
 # The profile's figure each amount role fills; a 근저당 or a fee is not the person's.
 _FIGURES: dict[Role, str] = {
@@ -25,14 +27,7 @@ _FIGURES: dict[Role, str] = {
     "sale_price": "price",
     "price": "price",
 }
-_NO_INCOME = re.compile(r"무소득|(?:소득|수입|연봉)\s*(?:이|은|는)?\s*(?:없|0\s*원)")
-_NO_DEBT = re.compile(
-    r"(?:기존\s*대출|다른\s*대출|부채|빚)\s*(?:이|은|는)?\s*(?:없|0\s*원)|대출\s*(?:이|은)?\s*없"
-)
 _AGE = re.compile(r"만\s*(\d{1,2})\s*세|(\d{1,2})\s*(?:살|세)")
-_MARRIAGE_YEAR = re.compile(r"(?:결혼|혼인)\s*(\d{1,2})\s*년\s*(?:차|째)?")
-_CHILDREN = re.compile(r"(?:자녀|아이|애)\s*(\d)\s*명|(\d)\s*자녀")
-_HOUSES = re.compile(r"(\d)\s*주택|집\s*(\d)\s*채|(\d)\s*채")
 _RATE = re.compile(
     r"(?:금리|이자율?|이율)\s*(?:는|은|가|이)?\s*(?:연\s*)?(\d+(?:\.\d+)?)\s*(?:%|퍼센트|프로)"
 )
@@ -74,13 +69,13 @@ def read_profile(case: Case) -> Profile:
     for amount in read_amounts(text):
         if figure := _FIGURES.get(amount.role):
             money.setdefault(figure, float(amount.manwon * (12 if amount.role == "monthly_income" else 1)))
-    if _NO_INCOME.search(text):
+    if household.says_no_income(text):
         money["income"] = 0.0
-    if _NO_DEBT.search(text):
+    if household.says_no_debt(text):
         money["debt_monthly"] = 0.0
-    houses, first_home = _houses(text)
-    married, years, engaged = _marriage(text)
-    children, newborn = _children(text)
+    houses, first_home = household.houses(text)
+    married, years, engaged = household.marriage(text)
+    children, newborn = household.children(text)
     return Profile(
         income_manwon=_pick(case, money, "income", "income_manwon", "annual_income_manwon"),
         price_manwon=_pick(case, money, "price", "price_manwon", "sale_price_manwon") or _entity_price(case),
@@ -93,15 +88,15 @@ def read_profile(case: Case) -> Profile:
         assets_manwon=_pick(case, money, "assets", "net_assets_manwon"),
         house_count=_int(case.number("house_count"), houses),
         first_home=bool(case.inputs.get("first_home")) or first_home,
-        age=_int(case.number("age"), _first_int(_AGE, text)),
+        age=_int(case.number("age"), first_int(_AGE, text)),
         married=married,
         marriage_years=case.number("marriage_years") or years,
         engaged=engaged,
         children=_int(case.number("children"), children),
         newborn=bool(case.inputs.get("newborn")) or newborn,
         rate=_rate(case, text),
-        term_years=_int(case.number("term_years"), _first_int(_TERM, text)),
-        holding_years=_int(case.number("holding_years"), _first_int(_HOLD, text)),
+        term_years=_int(case.number("term_years"), first_int(_TERM, text)),
+        holding_years=_int(case.number("holding_years"), first_int(_HOLD, text)),
         method=case.text("repayment_method") or next((m for m, w in METHOD_WORDS.items() if w in text), None),
         area_m2=case.number("area_m2") or _first_float(_AREA, text),
     )
@@ -123,11 +118,6 @@ def _int(given: float | None, parsed: int | None) -> int | None:
     return int(given) if given is not None else parsed
 
 
-def _first_int(rx: re.Pattern[str], text: str) -> int | None:
-    m = rx.search(text)
-    return int(next(g for g in m.groups() if g)) if m else None
-
-
 def _first_float(rx: re.Pattern[str], text: str) -> float | None:
     m = rx.search(text)
     return float(m.group(1)) if m else None
@@ -139,42 +129,3 @@ def _rate(case: Case, text: str) -> float | None:
         return given / 100
     m = _RATE.search(text)
     return float(m.group(1)) / 100 if m else None
-
-
-_ANOTHER_HOME = re.compile(r"(?:하나|한\s*채|한\s*개|집)\s*더|추가\s*(?:로\s*)?(?:구입|매수|사)|또\s*사")
-_SELLING = re.compile(r"처분|팔(?:고|아|면|기)|매도|갈아타")
-
-
-def _houses(text: str) -> tuple[int | None, bool]:
-    if re.search(r"생애\s*최초|첫\s*집", text):
-        return 0, True
-    if re.search(r"무주택|집\s*(?:이|은)?\s*없", text):
-        return 0, False
-    if "다주택" in text:
-        return 2, False
-    count = _first_int(_HOUSES, text)
-    if count is None and re.search(r"집\s*한\s*채|1주택|일주택", text):
-        count = 1
-    if count == 1 and _ANOTHER_HOME.search(text) and not _SELLING.search(text):
-        return 2, False  # buying one more and keeping the first: the lending rules' 다주택 (추가 구입)
-    return count, False
-
-
-def _marriage(text: str) -> tuple[bool | None, float | None, bool]:
-    """(married, years since the wedding, engaged): "결혼 3년차" is in its third year, so at most 3."""
-    if re.search(r"결혼\s*예정|예비\s*(?:신혼|부부)|결혼\s*(?:할|을\s*앞)", text):
-        return None, None, True
-    years = _first_int(_MARRIAGE_YEAR, text)
-    if years is not None or re.search(r"신혼|기혼|부부|배우자|남편|아내", text):
-        return True, years, False
-    if re.search(r"미혼|싱글|혼자\s*(?:살|사)|1인\s*가구", text):
-        return False, None, False
-    return None, None, False
-
-
-def _children(text: str) -> tuple[int | None, bool]:
-    newborn = bool(re.search(r"신생아|출산|아기|갓난", text))
-    if re.search(r"자녀\s*(?:는|가)?\s*없|아이\s*(?:는|가)?\s*없|무자녀", text):
-        return 0, False
-    count = _first_int(_CHILDREN, text)
-    return (count if count is not None else (1 if newborn else None)), newborn

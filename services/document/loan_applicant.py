@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from services.document.fields import gather
+from services.housing import household
 from services.housing.amounts import read_amounts
 from services.housing.entities import extract_entities
 from services.platform.settings import REPO_ROOT
@@ -27,12 +28,6 @@ Purpose = Literal["purchase", "jeonse"]
 
 _PURCHASE = re.compile(r"매매|구입|매수|사려|살\s*(?:집|예정)|주담대|주택\s*담보|디딤돌|보금자리")
 _JEONSE = re.compile(r"전세")
-_NO_HOUSE = re.compile(r"무주택|생애\s*최초|첫\s*집|집\s*(?:이|은)?\s*없")
-_HOUSES = re.compile(r"(\d)\s*주택|집\s*(\d)\s*채")
-_MARRIED = re.compile(r"기혼|신혼|부부|배우자|결혼\s*\d|결혼했")
-_NO_DEBT = re.compile(
-    r"(?:기존\s*대출|다른\s*대출|부채|빚)\s*(?:이|은|는)?\s*(?:없|0\s*원)|대출\s*(?:이|은)?\s*없"
-)
 _PLACE = re.compile(
     r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)[가-힣]*"
     r"(?:\s+[가-힣]+(?:시|군|구))*"
@@ -75,10 +70,9 @@ class LoanApplicant(BaseModel):
         """'무주택', '1주택', '집 2채' or a bare number."""
         if not isinstance(value, str):
             return value
-        if _NO_HOUSE.search(value):
-            return 0
-        count = _HOUSES.search(value) or re.fullmatch(r"\s*(\d)\s*(?:채|개)?\s*", value)
-        return int(next(g for g in count.groups() if g)) if count else value
+        count, _ = household.houses(value)
+        bare = re.fullmatch(r"\s*(\d)\s*(?:채|개)?\s*", value)
+        return count if count is not None else int(bare[1]) if bare else value
 
 
 LABELS = {
@@ -108,13 +102,13 @@ def applicant_from_text(text: str) -> dict[str, Any]:
     for amount in read_amounts(text):
         if (name := _ROLES.get(amount.role)) and name not in found:
             found[name] = amount.manwon * MANWON * (12 if amount.role == "monthly_income" else 1)
-    if _NO_DEBT.search(text):
+    if household.says_no_debt(text):
         found["existing_debt_monthly_won"] = 0
-    if _NO_HOUSE.search(text) or _HOUSES.search(text):
+    if household.houses(text)[0] is not None:
         found["house_count"] = text
     if region := _region(text):
         found["region"] = region
-    if _MARRIED.search(text):
+    if household.marriage(text)[0]:
         found["married"] = True
     return found
 

@@ -1,0 +1,34 @@
+"""The household as people say it, read once for the loan simulator's profile and the loan application."""
+
+import pytest
+
+from services.housing import household
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("무주택이에요", (0, False)),
+        ("생애최초로 집 사요", (0, True)),  # 생애최초 is no home yet, and the first-home programmes apply
+        ("1주택자인데 갈아타려고요", (1, False)),
+        ("집 한 채 있는데 하나 더 사려고요", (2, False)),  # kept and bought: 다주택 for the lending rules
+        ("집 2채 있어요", (2, False)),
+        ("다주택자", (2, False)),
+        ("연봉 6천", (None, False)),  # nothing said of homes: None, never a guess
+    ],
+)
+def test_homes_the_household_has(text: str, expected: tuple[int | None, bool]) -> None:
+    assert household.houses(text) == expected
+
+
+def test_marriage_debts_income_and_children_only_as_said() -> None:
+    assert household.marriage("결혼 3년차 부부") == (True, 3, False)
+    assert household.marriage("결혼했어요") == (True, None, False)
+    assert household.marriage("내년에 결혼 예정") == (None, None, True)
+    assert household.marriage("연봉 6천") == (None, None, False)
+    assert household.says_no_debt("기존 대출은 없어요") and not household.says_no_debt("대출 2억")
+    assert household.says_no_income("소득이 없어요")
+    assert household.children("자녀 2명") == (2, False)
+    assert household.children("신생아가 있어요") == (1, True)
