@@ -20,6 +20,7 @@ from services.housing.amounts import (
 )
 from services.housing.area import parse_size
 from services.housing.dates import find_dates, parse_term_months
+from services.housing.elapsed import elapsed_since
 from services.housing.places import Gazetteer, default_gazetteer
 from services.housing.text import normalize
 
@@ -94,7 +95,7 @@ def extract_entities(query: str, gazetteer: Gazetteer | None = None) -> QueryEnt
         income_manwon=given.income,
         percent=parse_percent(text),
         dates=find_dates(text),
-        term_months=parse_term_months(text),
+        term_months=parse_term_months(_without_elapsed(text)),
     )
 
 
@@ -103,3 +104,10 @@ def asked_bounds_text(entities: QueryEntities) -> str:
     price = Bounds(entities.price_min_manwon, entities.price_max_manwon)
     rent = Bounds(entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon)
     return bounds_text(entities.deal_type, price, rent)
+
+
+def _without_elapsed(text: str) -> str:
+    """The text without the time since an event ("재계약한지 6개월 됐는데"): that is no lease term."""
+    for elapsed in elapsed_since(text):
+        text = text.replace(elapsed.text, " ")
+    return text

@@ -55,6 +55,12 @@ def test_dates_and_terms() -> None:
     assert find_dates(None) == [] and parse_term_months(42) is None
 
 
+def test_the_time_since_an_event_is_no_lease_term() -> None:
+    # "재계약한지 6개월" is how long ago the lease was renewed (elapsed.py reads it), not a 6-month lease
+    assert extract_entities("재계약한지 6개월 됐는데 집주인이 또 올려달래요").term_months is None
+    assert extract_entities("입주한 지 1년 됐는데 2년 계약 연장하려고요").term_months == 24
+
+
 @pytest.mark.parametrize(
     ("text", "gu", "dong", "stations"),
     [
