@@ -62,8 +62,14 @@ SUBJECTS = (
     _subject(r"차임\s*지급일|월세\s*지급일", r"지급일|매월|매달", Kind.DAY),
     _subject(r"중도금\s*지급일", r"중도금", Kind.DATE),
     _subject(r"잔금\s*지급일", r"잔금", Kind.DATE),
+    _subject(r"계약일", r"계약일|계약하는\s*날", Kind.DATE),
     _subject(r"임대인", r"임대인|집주인", Kind.NAME),
     _subject(r"임차인", r"임차인|세입자", Kind.NAME),
+    _subject(r"매도인", r"매도인|파는\s*사람", Kind.NAME),
+    _subject(r"매수인", r"매수인|사는\s*사람", Kind.NAME),
+    _subject(r"매매대금", r"매매\s*대금|매매가|매매\s*금액", Kind.MONEY),
+    _subject(r"주택\s*가격", r"주택\s*가격|집값|매매가", Kind.MONEY),
+    _subject(r"연소득", r"연소득|연봉|소득", Kind.MONEY),
     _subject(r"보증금", r"보증금|전세금", Kind.MONEY),
     _subject(r"계약금", r"계약금", Kind.MONEY),
     _subject(r"중도금", r"중도금", Kind.MONEY),
@@ -141,8 +147,8 @@ def _read(kind: Kind, words: str) -> str | None:
         case Kind.DAY:
             day = _DAY.search(words)
             return day.group(1) if day and 1 <= int(day.group(1)) <= 31 else None
-        case Kind.NAME:
-            return person_name(words)
+        case Kind.NAME:  # "임대인은 홍길동, 임차인은 …": the name ends at the comma
+            return person_name(_COMMA.split(words)[0])
         case Kind.MONEY:
             amounts = find_money(words)
             return f"{amounts[0].won:,}원" if amounts else None

@@ -7,6 +7,7 @@ import pytest
 
 from contracts.results import Question
 from services.document.fields import collect_fields, fields_from_answers, missing_fields
+from services.document.sale_fields import LABELS as SALE_LABELS
 from services.housing.addresses import region_address
 from services.housing.form_answers import form_answers
 from services.housing.names import person_name
@@ -165,3 +166,23 @@ def test_a_party_is_read_by_name(words, name) -> None:
 )
 def test_an_address_keeps_its_road_number_and_unit(text, address) -> None:
     assert region_address(text) == address
+
+
+def test_a_sale_contracts_form_is_answered_in_a_sentence() -> None:
+    """The sale contract asks with the same loop (services/document/sale_fields.py LABELS): its parties,
+    price and dates are read from a sentence as the lease's are, each name ending at its comma."""
+    asked = [Question(field=f, label=label, hint=hint) for f, (label, hint) in SALE_LABELS.items()]
+    said = (
+        "매도인은 홍길동, 매수인은 김영희이고 매매대금은 9억, 계약금 9천만원, 잔금 8억 1천은 "
+        "2026년 5월 29일에 줍니다. 계약일은 2026년 3월 20일이에요"
+    )
+    assert form_answers(asked, said) == {
+        "seller_name": "홍길동",
+        "buyer_name": "김영희",
+        "price_won": "900,000,000원",
+        "down_payment_won": "90,000,000원",
+        "balance_won": "810,000,000원",
+        "balance_date": "2026-05-29",
+        "contract_date": "2026-03-20",
+    }
+    assert form_answers(asked, "강남구 아파트 매매 시세 알려줘") == {}  # a new question answers nothing
