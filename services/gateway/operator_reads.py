@@ -19,6 +19,7 @@ from nats.aio.client import Client as NATS
 from nats.errors import Error as NatsError
 from nats.js.errors import NotFoundError
 from psycopg import AsyncConnection
+from psycopg.rows import dict_row, scalar_row
 
 from services.platform import store_reads
 from services.platform.eventstore import Recorded
@@ -59,14 +60,20 @@ class CountedEvents:
 
 
 async def recent_runs(conn: AsyncConnection, minutes: int) -> RecentRuns:
-    cur = await conn.execute(
+    cur = await conn.cursor(row_factory=dict_row).execute(
         "SELECT now() AS now, run_id, query, status, created_at, completed_at, total_ms FROM final_states"
         " WHERE created_at >= now() - make_interval(mins => %s) ORDER BY created_at DESC LIMIT %s",
         (minutes, MAX_RUNS),
     )
     rows = await cur.fetchall()
-    now = rows[0]["now"] if rows else (await (await conn.execute("SELECT now() AS now")).fetchone())["now"]
+    now = rows[0]["now"] if rows else await _database_now(conn)
     return RecentRuns(now, [{k: v for k, v in r.items() if k != "now"} for r in rows])
+
+
+async def _database_now(conn: AsyncConnection) -> datetime:
+    now = await (await conn.cursor(row_factory=scalar_row).execute("SELECT now()")).fetchone()
+    assert now is not None  # a SELECT without FROM returns its one row
+    return now
 
 
 async def counted_events(conn: AsyncConnection, run_ids: list[str]) -> CountedEvents:
@@ -101,7 +108,9 @@ def _run_event(record: Recorded) -> RunEvent:
 async def checkpoints(conn: AsyncConnection) -> list[dict[str, Any]]:
     """Every reader of the log that keeps a checkpoint (projections, publisher), and how far behind."""
     head = await store_reads.head(conn)
-    cur = await conn.execute("SELECT name, position, updated_at FROM checkpoints ORDER BY name")
+    cur = await conn.cursor(row_factory=dict_row).execute(
+        "SELECT name, position, updated_at FROM checkpoints ORDER BY name"
+    )
     return [{**row, "head": head, "behind": head - row["position"]} for row in await cur.fetchall()]
 
 

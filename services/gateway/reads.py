@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from psycopg import AsyncConnection
+from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from services.gateway.messages import EXECUTION_BEGINNINGS, RunFacts, TodoSnapshot
@@ -110,17 +111,18 @@ class Reads:
 
     async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
         async with self.connection() as conn:
-            return await (await conn.execute(sql, params)).fetchone()
+            return await (await conn.cursor(row_factory=dict_row).execute(sql, params)).fetchone()
 
     async def _all(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
         async with self.connection() as conn:
-            return await (await conn.execute(sql, params)).fetchall()
+            return await (await conn.cursor(row_factory=dict_row).execute(sql, params)).fetchall()
 
 
 async def _todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, TodoSnapshot]:
-    cur = await conn.execute("SELECT run_id, progress_pct FROM todos WHERE run_id = ANY(%s)", (run_ids,))
+    cur = conn.cursor(row_factory=dict_row)
+    await cur.execute("SELECT run_id, progress_pct FROM todos WHERE run_id = ANY(%s)", (run_ids,))
     progress = {r["run_id"]: r["progress_pct"] for r in await cur.fetchall()}
-    cur = await conn.execute(
+    await cur.execute(
         f"SELECT run_id, {TODO_STEP_COLUMNS} FROM todo_steps WHERE run_id = ANY(%s) ORDER BY run_id, ordinal",
         (run_ids,),
     )
@@ -142,7 +144,7 @@ async def session_document(reads: Reads, artifact_id: str, session_id: str) -> t
     session's, or none at all. The document service's `load_document` query: the gateway imports no
     other service, so it names the `documents` table (that service's published read side) itself."""
     async with reads.connection() as conn:
-        cur = await conn.execute(
+        cur = await conn.cursor(row_factory=dict_row).execute(
             "SELECT name, media_type, content FROM documents WHERE artifact_id = %s AND session_id = %s",
             (artifact_id, session_id),
         )

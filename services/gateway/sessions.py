@@ -8,6 +8,7 @@ import hashlib
 import secrets
 from uuid import uuid4
 
+from psycopg.rows import scalar_row
 from psycopg_pool import AsyncConnectionPool
 
 
@@ -34,8 +35,7 @@ class Sessions:
         if not token or len(token) > 200:
             return None
         async with self.pool.connection(timeout=self.acquire_timeout_s) as conn:
-            cur = await conn.execute(
+            cur = await conn.cursor(row_factory=scalar_row).execute(
                 "SELECT session_id FROM sessions WHERE token_hash = %s", (token_hash(token),)
             )
-            row = await cur.fetchone()
-        return row["session_id"] if row else None
+            return await cur.fetchone()

@@ -14,6 +14,7 @@ from typing import Any
 
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
+from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -52,15 +53,15 @@ async def park(pool: AsyncConnectionPool, *, consumer: str, msg: Msg, error: str
 
 async def list_dead_letters(pool: AsyncConnectionPool, *, include_replayed: bool = False) -> list[DeadLetter]:
     where = "" if include_replayed else "WHERE replayed_at IS NULL"
-    async with pool.connection() as conn:
-        rows = await (await conn.execute(f"SELECT * FROM dead_letters {where} ORDER BY id")).fetchall()
+    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        rows = await (await cur.execute(f"SELECT * FROM dead_letters {where} ORDER BY id")).fetchall()
     return [DeadLetter(**{**r, "payload": bytes(r["payload"])}) for r in rows]
 
 
 async def replay(pool: AsyncConnectionPool, js: JetStreamContext, letter_id: int) -> DeadLetter:
-    async with pool.connection() as conn, conn.transaction():
+    async with pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
         row = await (
-            await conn.execute("SELECT * FROM dead_letters WHERE id = %s FOR UPDATE", (letter_id,))
+            await cur.execute("SELECT * FROM dead_letters WHERE id = %s FOR UPDATE", (letter_id,))
         ).fetchone()
         if row is None:
             raise LookupError(f"no dead letter {letter_id}")

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import cast
 
 from psycopg import AsyncConnection
+from psycopg.rows import class_row, dict_row, scalar_row
 
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
@@ -24,8 +25,10 @@ from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_
 
 async def head(conn: AsyncConnection) -> int:
     """The position of the last event in the log (0 for an empty log)."""
-    row = await (await conn.execute("SELECT coalesce(max(position), 0) AS position FROM events")).fetchone()
-    return row["position"]
+    cur = conn.cursor(row_factory=scalar_row)
+    position = await (await cur.execute("SELECT coalesce(max(position), 0) FROM events")).fetchone()
+    assert position is not None  # an aggregate without GROUP BY always returns its one row
+    return position
 
 
 async def events_between(conn: AsyncConnection, after: int, up_to: int, limit: int) -> list[Recorded]:
@@ -75,7 +78,7 @@ async def first_positions(
 ) -> dict[str, int]:
     """Per run among `run_ids`, the position of its first event of any of `event_types` (runs with none
     are left out)."""
-    cur = await conn.execute(
+    cur = await conn.cursor(row_factory=dict_row).execute(
         "SELECT correlation_id, min(position) AS position FROM events"
         " WHERE correlation_id = ANY(%s) AND event_type = ANY(%s) GROUP BY correlation_id",
         (list(run_ids), list(event_types)),
@@ -101,7 +104,7 @@ async def runs_awaiting_approval(conn: AsyncConnection, session_id: str) -> list
     oldest first."""
     # A run asked for approval counts from its question on: a client may answer as soon as it sees
     # plan_ready, which can come a moment before the supervisor's request is appended.
-    cur = await conn.execute(
+    cur = await conn.cursor(row_factory=scalar_row).execute(
         "SELECT q.correlation_id AS run_id FROM events q WHERE q.metadata->>'session_id' = %s"
         " AND q.event_type = 'QueryReceived' AND (q.data->'options'->>'require_approval')::boolean"
         " AND NOT EXISTS (SELECT 1 FROM events b WHERE b.correlation_id = q.correlation_id"
@@ -110,7 +113,7 @@ async def runs_awaiting_approval(conn: AsyncConnection, session_id: str) -> list
         " ORDER BY q.position",
         (session_id,),
     )
-    return [r["run_id"] for r in await cur.fetchall()]
+    return await cur.fetchall()
 
 
 async def open_forms(conn: AsyncConnection, session_id: str) -> list[Recorded]:
@@ -166,7 +169,7 @@ async def stream_activity(
     conn: AsyncConnection, after: int, stream_prefix: str, endings: Sequence[str]
 ) -> list[StreamActivity]:
     """Per stream whose id starts with `stream_prefix`, its events after position `after`."""
-    cur = await conn.execute(
+    cur = await conn.cursor(row_factory=class_row(StreamActivity)).execute(
         """
         SELECT stream_id, min(position) AS first_position, max(position) AS last_position,
                max(recorded_at) AS last_at, bool_or(event_type = ANY(%s)) AS ended
@@ -174,7 +177,7 @@ async def stream_activity(
         """,
         (list(endings), after, f"{stream_prefix}%"),
     )
-    return [StreamActivity(**r) for r in await cur.fetchall()]
+    return await cur.fetchall()
 
 
 @dataclass(frozen=True)
@@ -188,7 +191,7 @@ async def open_runs_with_parked_events(
 ) -> list[ParkedRun]:
     """Runs with an event parked (not re-driven) by one of `consumers` (LIKE patterns) and nothing
     recorded since in the event's stream, none of it an ending. A re-driven letter's id has a suffix."""
-    cur = await conn.execute(
+    cur = await conn.cursor(row_factory=class_row(ParkedRun)).execute(
         """
         SELECT DISTINCT e.correlation_id AS run_id, d.consumer
           FROM dead_letters d
@@ -199,9 +202,9 @@ async def open_runs_with_parked_events(
         """,
         {"consumers": list(consumers), "endings": list(endings)},
     )
-    return [ParkedRun(**r) for r in await cur.fetchall()]
+    return await cur.fetchall()
 
 
 async def _recorded(conn: AsyncConnection, sql: str, params: tuple[object, ...]) -> list[Recorded]:
-    cur = await conn.execute(sql, params)
+    cur = await conn.cursor(row_factory=dict_row).execute(sql, params)
     return [recorded_from_row(r) for r in await cur.fetchall()]

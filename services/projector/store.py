@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from psycopg import AsyncConnection
+from psycopg.rows import dict_row, scalar_row
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
@@ -55,11 +56,13 @@ async def save_checkpoint(conn: AsyncConnection, position: int, name: str = CHEC
 
 async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
     lock = " FOR UPDATE" if for_update else ""
-    cur = await conn.execute(f"SELECT position FROM checkpoints WHERE name = %s{lock}", (name,))
-    row = await cur.fetchone()
-    if row is None:
+    cur = conn.cursor(row_factory=scalar_row)
+    position = await (
+        await cur.execute(f"SELECT position FROM checkpoints WHERE name = %s{lock}", (name,))
+    ).fetchone()
+    if position is None:
         raise MissingCheckpoint(f"no checkpoint {name!r}: run the migrations (alembic upgrade head)")
-    return row["position"]
+    return position
 
 
 async def clear(conn: AsyncConnection) -> None:
@@ -70,12 +73,11 @@ async def clear(conn: AsyncConnection) -> None:
 
 
 async def load_todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, Todo]:
-    cur = await conn.execute(
-        f"SELECT {', '.join(_TODO_COLUMNS)} FROM todos WHERE run_id = ANY(%s)", (run_ids,)
-    )
+    cur = conn.cursor(row_factory=dict_row)
+    await cur.execute(f"SELECT {', '.join(_TODO_COLUMNS)} FROM todos WHERE run_id = ANY(%s)", (run_ids,))
     todos = {r["run_id"]: r for r in await cur.fetchall()}
     step_columns = ", ".join(TodoStep.model_fields)
-    cur = await conn.execute(
+    await cur.execute(
         f"SELECT run_id, {step_columns} FROM todo_steps WHERE run_id = ANY(%s) ORDER BY run_id, ordinal",
         (run_ids,),
     )
@@ -96,7 +98,9 @@ async def save_todos(conn: AsyncConnection, todos: list[Todo]) -> None:
 
 async def load_final_states(conn: AsyncConnection, run_ids: list[str]) -> dict[str, FinalState]:
     columns = ", ".join(FinalState.model_fields)
-    cur = await conn.execute(f"SELECT {columns} FROM final_states WHERE run_id = ANY(%s)", (run_ids,))
+    cur = await conn.cursor(row_factory=dict_row).execute(
+        f"SELECT {columns} FROM final_states WHERE run_id = ANY(%s)", (run_ids,)
+    )
     return {r["run_id"]: FinalState.model_validate(r) for r in await cur.fetchall()}
 
 

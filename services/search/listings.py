@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from psycopg.rows import dict_row, scalar_row
 from psycopg_pool import AsyncConnectionPool
 
 from contracts.entities import QueryEntities
@@ -304,8 +305,13 @@ async def fetch_listings(pool: AsyncConnectionPool, f: ListingFilters) -> tuple[
     if query is None:
         return 0, []
     async with pool.connection() as conn:
-        total = (await (await conn.execute(query.count_sql, query.params)).fetchone())["n"]
-        rows = await (await conn.execute(query.rows_sql, query.params)).fetchall()
+        total = await (
+            await conn.cursor(row_factory=scalar_row).execute(query.count_sql, query.params)
+        ).fetchone()
+        assert total is not None  # count(*) without GROUP BY always returns its one row
+        rows = await (
+            await conn.cursor(row_factory=dict_row).execute(query.rows_sql, query.params)
+        ).fetchall()
     return total, [_row(r) for r in rows]
 
 
@@ -454,8 +460,8 @@ async def find_named_complex(pool: AsyncConnectionPool, text: str, f: ListingFil
         f"SELECT complex_id, name, property_type, gu, dong, household_count, {ranges}, {counts}"
         " FROM complexes WHERE strpos(%(text)s, replace(name, ' ', '')) > 0"
     )
-    async with pool.connection() as conn:
-        rows = await (await conn.execute(sql, {"text": compact(text)})).fetchall()
+    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        rows = await (await cur.execute(sql, {"text": compact(text)})).fetchall()
     return pick_named_complex(text, [_named_complex(r) for r in rows], f)
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
+from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from contracts.results import Figure, StepResult
@@ -168,7 +169,7 @@ def regions(
 
 async def asking_samples(pool: AsyncConnectionPool, f: ListingFilters) -> list[Sample]:
     samples: list[Sample] = []
-    async with pool.connection() as conn:
+    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
         if f.complex_types:
             where = complex_where(f)
             lo, hi = _complex_price_columns(f.deal_type or "sale")
@@ -177,7 +178,7 @@ async def asking_samples(pool: AsyncConnectionPool, f: ListingFilters) -> list[S
                 " area_rep_m2, area_min_m2, area_max_m2"
                 f" FROM complexes WHERE {where.sql} AND {lo} IS NOT NULL"
             )
-            rows = await (await conn.execute(sql, where.params)).fetchall()
+            rows = await (await cur.execute(sql, where.params)).fetchall()
             samples += [_complex_sample(r) for r in rows]
         if f.wants_one_rooms:
             where = one_room_where(f)
@@ -186,7 +187,7 @@ async def asking_samples(pool: AsyncConnectionPool, f: ListingFilters) -> list[S
                 f"SELECT listing_id::text AS id, gu, dong, subway_station, {price} AS price,"
                 f" {ONE_ROOM_AREA} AS area FROM one_rooms WHERE {where.sql} AND {price} IS NOT NULL"
             )
-            rows = await (await conn.execute(sql, where.params)).fetchall()
+            rows = await (await cur.execute(sql, where.params)).fetchall()
             samples += [
                 Sample(r["id"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area"]) for r in rows
             ]
@@ -272,8 +273,8 @@ async def contract_samples(
     pool: AsyncConnectionPool, f: ListingFilters, months: int
 ) -> ContractSamples | None:
     sql, params = contract_query(f, months)
-    async with pool.connection() as conn:
-        rows = await (await conn.execute(sql, params)).fetchall()
+    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        rows = await (await cur.execute(sql, params)).fetchall()
     if not rows:
         return None
     window_to = rows[0]["window_to"]
@@ -543,7 +544,9 @@ def complex_headline(c: NamedComplex, deal_type: str) -> str:
     ask = (lambda v: f"월 {format_manwon(v)}") if monthly else format_manwon
     what = "호가(보증금 별도)" if monthly else "호가"
     if lo is None or hi is None or lo == hi:
-        return f"{who} {what}는 {ask(lo if lo is not None else hi)}입니다(매물 {count}건)."
+        known = lo if lo is not None else hi
+        assert known is not None  # neither known returned above
+        return f"{who} {what}는 {ask(known)}입니다(매물 {count}건)."
     return f"{who} {what}는 {ask(lo)}부터 {ask(hi)}까지입니다(매물 {count}건)."
 
 

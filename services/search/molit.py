@@ -29,9 +29,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, scalar_row
 from pydantic import BaseModel
 
 NAME_COLUMNS = ("단지명", "건물명")
@@ -241,7 +242,7 @@ RETURNING (xmax = 0) AS inserted
 """
 
 
-async def import_molit(conn: AsyncConnection, path: Path | str) -> ImportReport:
+async def import_molit(conn: AsyncConnection[Any], path: Path | str) -> ImportReport:
     """Read one export, write its deals in one transaction, and say what happened to every row."""
     preamble, records = read_table(decode(await asyncio.to_thread(Path(path).read_bytes)))
     kind = property_type_of(preamble)
@@ -289,9 +290,9 @@ async def _record(
         d.built_year,
         d.cancelled,
     )
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(UPSERT, values)
-        inserted = (await cur.fetchone())["inserted"]
+    async with conn.cursor(row_factory=scalar_row) as cur:
+        inserted = await (await cur.execute(UPSERT, values)).fetchone()
+    assert inserted is not None  # an upsert's RETURNING has its row whether it inserted or updated
     report.imported += inserted
     report.already_present += not inserted
     report.cancelled += d.cancelled

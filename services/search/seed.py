@@ -174,7 +174,9 @@ async def sync_legal_terms(
     and not in the memo."""
     articles = await load_articles(conn)
     wanted = {(a.article_id, f): text for a in articles for f, text in field_texts(a).items()}
-    cursor = await conn.execute("SELECT article_id, field, analyzer, source_hash FROM legal_terms")
+    cursor = await conn.cursor(row_factory=dict_row).execute(
+        "SELECT article_id, field, analyzer, source_hash FROM legal_terms"
+    )
     have = {(r["article_id"], r["field"]): (r["analyzer"], r["source_hash"]) for r in await cursor.fetchall()}
     stale = [k for k, text in wanted.items() if have.get(k) != (analyzer.version, text_hash(text))]
     tokens = await asyncio.to_thread(analyse_texts, [wanted[k] for k in stale], analyzer, memo)
@@ -193,7 +195,7 @@ async def sync_legal_terms(
 
 
 async def seed_all(
-    conn: AsyncConnection,
+    conn: AsyncConnection[Any],
     on_table: Callable[[str, int, int], None] | None = None,
     memo: TermsMemo | None = None,
 ) -> dict[str, int]:
@@ -207,10 +209,10 @@ async def seed_all(
         counts[spec.table] = len(rows)
         if on_table is not None:
             on_table(spec.table, len(rows), written)
-    rows, written = await sync_legal_terms(conn, Analyzer(), memo or terms_memo())
-    counts["legal_terms"] = rows
+    terms, written = await sync_legal_terms(conn, Analyzer(), memo or terms_memo())
+    counts["legal_terms"] = terms
     if on_table is not None:
-        on_table("legal_terms", rows, written)
+        on_table("legal_terms", terms, written)
     return counts
 
 

@@ -20,6 +20,7 @@ import logging
 from datetime import timedelta
 
 import psycopg
+from psycopg.rows import scalar_row
 from psycopg_pool import AsyncConnectionPool
 
 from services.platform.eventstore import ConcurrencyError, append_in
@@ -59,18 +60,17 @@ class TimerLoop:
         return taken
 
     async def _fire_next(self) -> str | None:
-        run_id = None
+        run_id: str | None = None
         try:
             async with self.pool.connection() as conn, conn.transaction():
-                cur = await conn.execute(
+                cur = await conn.cursor(row_factory=scalar_row).execute(
                     "SELECT run_id FROM supervisor_timers WHERE due_at <= %s"
                     " ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED",
                     (self.supervisor.clock(),),
                 )
-                row = await cur.fetchone()
-                if row is None:
+                run_id = await cur.fetchone()
+                if run_id is None:
                     return None
-                run_id = row["run_id"]
                 outcome = await self.supervisor.reconcile(conn, run_id)
                 await append_in(conn, outcome.events, expected_version=outcome.expected_version)
         except (psycopg.OperationalError, ConcurrencyError):

@@ -27,6 +27,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 
 import psycopg
 from psycopg import AsyncConnection
@@ -48,7 +49,7 @@ from services.supervisor.handlers import CONSUMER_PREFIX, Clock
 from services.supervisor.run import RunState, fold
 
 log = logging.getLogger("jipsa.supervisor.watchdog")
-PLANNER_CONSUMER = "planner"  # the durable name the planner binds to (services/planner/service.py)
+PLANNER_CONSUMER = "planner"  # the durable name the planner binds to (services/planner/handlers.py)
 # For a run read in the ending transaction: the RunFailed that ends it now, or None.
 Verdict = Callable[[list[Recorded]], RunFailed | None]
 
@@ -79,10 +80,10 @@ class Watchdog:
         self.watched_since = self.watched_since or now
         ended = []
         for run_id, failure in await self._parked_runs():
-            if await self._end(run_id, lambda stored, f=failure, r=run_id: f(r)):
+            if await self._end(run_id, _ended_by(failure, run_id)):
                 ended.append(run_id)
         for run_id in await self._silent_runs(now):
-            if await self._end(run_id, lambda stored, r=run_id: self._overdue(r, stored, now)):
+            if await self._end(run_id, partial(self._overdue, run_id, now=now)):
                 ended.append(run_id)
         return ended
 
@@ -142,6 +143,11 @@ class Watchdog:
         except ConcurrencyError as e:
             log.info("watchdog: run %s moved (%s); judged again at the next sweep", run_id, e)
             return False
+
+
+def _ended_by(failure: Callable[[str], RunFailed], run_id: str) -> Verdict:
+    """A parked message ends its run whatever the stream holds."""
+    return lambda stored: failure(run_id)
 
 
 async def _end_in(conn: AsyncConnection, run_id: str, verdict: Verdict) -> bool:
