@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -14,12 +14,12 @@ from rich.progress import Progress
 from contracts import subject_for
 from services.platform.bus import connect, ensure_stream
 from services.platform.db import open_pool
-from services.platform.deadletters import describe, list_dead_letters
+from services.platform.deadletters import DeadLetter, describe, list_dead_letters
 from services.platform.deadletters import replay as redrive
 from services.platform.eventstore import EventStore
 from services.platform.publisher import headers_for
 from services.platform.runtime import load_infra_settings
-from services.platform.settings import InfraSettings
+from services.platform.settings import ResolvedInfra
 
 console = Console()
 T = TypeVar("T")
@@ -32,7 +32,7 @@ def run() -> None:
     raise typer.Exit(run_all())
 
 
-def _with_infra(work: Callable[[InfraSettings], Awaitable[T]]) -> T:
+def _with_infra(work: Callable[[ResolvedInfra], Coroutine[Any, Any, T]]) -> T:
     return asyncio.run(work(load_infra_settings()))
 
 
@@ -44,7 +44,7 @@ def dlq_list(
     all_: Annotated[bool, typer.Option("--all", help="include letters already replayed")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    async def work(settings: InfraSettings) -> list:
+    async def work(settings: ResolvedInfra) -> list[DeadLetter]:
         pool = await open_pool(settings.database_url, max_size=1)
         try:
             return await list_dead_letters(pool, include_replayed=all_)
@@ -66,7 +66,7 @@ def dlq_list(
 
 @dlq_app.command("replay")
 def dlq_replay(letter_ids: Annotated[list[int], typer.Argument(help="ids from `jipsa dlq list`")]) -> None:
-    async def work(settings: InfraSettings) -> None:
+    async def work(settings: ResolvedInfra) -> None:
         pool = await open_pool(settings.database_url, max_size=1)
         nc = await connect(settings.nats_url, "jipsa-cli")
         try:
@@ -90,7 +90,7 @@ def replay(
     window, and every consumer's inbox skips what it has handled.
     """
 
-    async def work(settings: InfraSettings) -> int:
+    async def work(settings: ResolvedInfra) -> int:
         pool = await open_pool(settings.database_url, max_size=1)
         nc = await connect(settings.nats_url, "jipsa-cli")
         js, store, sent = nc.jetstream(), EventStore(pool), 0

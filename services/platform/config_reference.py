@@ -72,7 +72,12 @@ def settings_classes() -> list[type[BaseSettings]]:
     for module in pkgutil.walk_packages(services.__path__, "services."):
         if not module.name.endswith(".__main__"):  # entry points: running, not defining
             importlib.import_module(module.name)
-    found = {cls for cls in _subclasses(BaseSettings) if cls.__module__.startswith("services.")}
+    # A class narrowing another (ResolvedInfra) reads that class's variables, listed there already.
+    found = {
+        cls
+        for cls in _subclasses(BaseSettings)
+        if cls.__module__.startswith("services.") and BaseSettings in cls.__bases__
+    }
     return sorted(found, key=_reading_order)
 
 

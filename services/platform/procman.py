@@ -206,8 +206,8 @@ def run_all(
         with servers_up(settings) as (infra, servers):
             env = {
                 **os.environ,
-                "DATABASE_URL": str(infra.database_url),
-                "NATS_URL": str(infra.nats_url),
+                "DATABASE_URL": infra.database_url,
+                "NATS_URL": infra.nats_url,
                 "JIPSA_NAMESPACE": infra.namespace,
                 "JIPSA_DATA_DIR": str(infra.data_dir),
                 "PYTHONUNBUFFERED": "1",  # a piped child would otherwise hold its lines back

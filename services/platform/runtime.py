@@ -24,7 +24,7 @@ import psycopg
 
 from services.platform.db import migrate
 from services.platform.servers import EmbeddedNats, EmbeddedPostgres, free_port
-from services.platform.settings import InfraSettings
+from services.platform.settings import InfraSettings, ResolvedInfra
 
 DATABASE_NAME = "jipsa"
 Server = EmbeddedNats | EmbeddedPostgres
@@ -64,19 +64,19 @@ def stop_servers(servers: list[Server]) -> None:
 
 
 @contextmanager
-def infrastructure(settings: InfraSettings) -> Iterator[InfraSettings]:
+def infrastructure(settings: InfraSettings) -> Iterator[ResolvedInfra]:
     """Servers resolved, database migrated, URLs published; all undone on the way out."""
     with servers_up(settings) as (resolved, _):
         yield resolved
 
 
 @contextmanager
-def servers_up(settings: InfraSettings) -> Iterator[tuple[InfraSettings, list[Server]]]:
+def servers_up(settings: InfraSettings) -> Iterator[tuple[ResolvedInfra, list[Server]]]:
     """`infrastructure`, also handing out the embedded servers it started (for procman to watch)."""
     database_url, nats_url, started = resolve_servers(settings)
     try:
         migrate(database_url)
-        resolved = settings.model_copy(update={"database_url": database_url, "nats_url": nats_url})
+        resolved = ResolvedInfra.of(settings, database_url, nats_url)
         write_urls(resolved)
         try:
             yield resolved, started
@@ -86,7 +86,7 @@ def servers_up(settings: InfraSettings) -> Iterator[tuple[InfraSettings, list[Se
         stop_servers(started)
 
 
-def write_urls(settings: InfraSettings) -> Path:
+def write_urls(settings: ResolvedInfra) -> Path:
     path = settings.data_dir / "urls.json"
     urls = {
         "DATABASE_URL": settings.database_url,
@@ -98,11 +98,11 @@ def write_urls(settings: InfraSettings) -> Path:
     return path
 
 
-def load_infra_settings() -> InfraSettings:
+def load_infra_settings() -> ResolvedInfra:
     """For CLI commands: the env's URLs first, else those of the `make run` that is up."""
     settings = InfraSettings()
     if settings.database_url and settings.nats_url:
-        return settings
+        return ResolvedInfra.of(settings, settings.database_url, settings.nats_url)
     path = settings.data_dir / "urls.json"
     urls = json.loads(path.read_text()) if path.exists() else None
     if urls is None or not _alive(urls.get("pid")):
@@ -111,13 +111,11 @@ def load_infra_settings() -> InfraSettings:
             f"(no live {path}). Start the system with `make run` in another terminal, "
             f"or set DATABASE_URL and NATS_URL."
         )
-    update = {
-        "database_url": settings.database_url or urls["DATABASE_URL"],
-        "nats_url": settings.nats_url or urls["NATS_URL"],
-    }
     if "namespace" not in settings.model_fields_set:  # an explicit JIPSA_NAMESPACE wins over the run's
-        update["namespace"] = urls["JIPSA_NAMESPACE"]
-    return settings.model_copy(update=update)
+        settings = settings.model_copy(update={"namespace": urls["JIPSA_NAMESPACE"]})
+    return ResolvedInfra.of(
+        settings, settings.database_url or urls["DATABASE_URL"], settings.nats_url or urls["NATS_URL"]
+    )
 
 
 def _remembered_ports(data_dir: Path) -> dict[str, int]:

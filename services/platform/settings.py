@@ -56,6 +56,23 @@ class InfraSettings(BaseSettings):
         return f"{self.namespace.upper()}_EVENTS"
 
 
+class ResolvedInfra(InfraSettings):
+    """`InfraSettings` once the servers are known (services/platform/runtime.py): both URLs set, so
+    what connects is handed a `str`. Made from an `InfraSettings` by `of`, never read on its own."""
+
+    database_url: str = Field(alias="DATABASE_URL", description="The Postgres database in use.")
+    nats_url: str = Field(alias="NATS_URL", description="The NATS server in use.")
+
+    @classmethod
+    def of(cls, settings: InfraSettings, database_url: str, nats_url: str) -> ResolvedInfra:
+        # Constructed, not validated: the settings were validated when read, and what the env set
+        # explicitly (model_fields_set) must stay what it was.
+        return cls.model_construct(
+            _fields_set=settings.model_fields_set | {"database_url", "nats_url"},
+            **{**dict(settings), "database_url": database_url, "nats_url": nats_url},
+        )
+
+
 class PoolSettings(BaseSettings):
     """The Postgres connection pool of each process (infra/CONFIGURATION.md's connection budget)."""
 
