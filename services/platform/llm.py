@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import itertools
 import json
 import os
 import re
@@ -30,7 +29,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import openai
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONObject, ResponseFormatJSONSchema
+from openai.types.shared_params.response_format_json_schema import JSONSchema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -49,6 +50,10 @@ BACKOFF_CAP_S = 4.0
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small"
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+M = TypeVar("M", bound=BaseModel)
+F = TypeVar("F")  # what a call point's fallback gives, when it is not the schema's model (often None)
+ResponseFormat = ResponseFormatJSONSchema | ResponseFormatJSONObject
 Outcome = Literal["ok", "invalid_output", "error", "timeout", "not_configured"]
 
 
@@ -193,7 +198,9 @@ class Prompt:
 
         return fill(self.system), fill(self.user)
 
-    def messages(self, variables: dict[str, Any], answer_instructions: str) -> list[dict[str, str]]:
+    def messages(
+        self, variables: dict[str, Any], answer_instructions: str
+    ) -> list[ChatCompletionMessageParam]:
         """Chat messages; the first system line `call_point: <name>` lets a fake server (and a log) tell
         which call point is asking."""
         system, user = self.render(variables)
@@ -228,26 +235,31 @@ class InvalidOutput(ValueError):
     """The model answered, but not in the shape asked for."""
 
 
-class AnswerFormat(Protocol[T]):
-    output: Literal["json", "text"]
+class AnswerFormat(Protocol[T_co]):
+    @property
+    def output(self) -> Literal["json", "text"]: ...
 
-    def response_format(self, json_schema: bool) -> dict[str, Any] | None: ...
+    def response_format(self, json_schema: bool) -> ResponseFormat | None: ...
 
     def instructions(self) -> str: ...
 
-    def parse(self, content: str | None) -> T: ...
+    def parse(self, content: str | None) -> T_co: ...
 
 
 @dataclass(frozen=True)
-class JsonAnswer(Generic[T]):
-    schema: type[T]
+class JsonAnswer(Generic[M]):
+    schema: type[M]
     output: ClassVar[Literal["json", "text"]] = "json"
 
-    def response_format(self, json_schema: bool) -> dict[str, Any]:
+    def response_format(self, json_schema: bool) -> ResponseFormat:
         if not json_schema:
             return {"type": "json_object"}
         # strict=False: strict mode demands every property required and no defaults, which our schemas use.
-        spec = {"name": self.schema.__name__, "schema": self.schema.model_json_schema(), "strict": False}
+        spec: JSONSchema = {
+            "name": self.schema.__name__,
+            "schema": self.schema.model_json_schema(),
+            "strict": False,
+        }
         return {"type": "json_schema", "json_schema": spec}
 
     def instructions(self) -> str:
@@ -256,7 +268,7 @@ class JsonAnswer(Generic[T]):
         schema = json.dumps(self.schema.model_json_schema(), ensure_ascii=False)
         return f"Answer with one JSON object, nothing else, fitting this JSON Schema:\n{schema}"
 
-    def parse(self, content: str | None) -> T:
+    def parse(self, content: str | None) -> M:
         try:
             return self.schema.model_validate_json(_without_code_fence(content or ""))
         except ValidationError as e:
@@ -341,11 +353,11 @@ class LlmClient:
         self,
         call_point: str,
         variables: dict[str, Any],
-        schema: type[T],
+        schema: type[M],
         *,
         run_id: str,
-        fallback: Callable[[], T],
-    ) -> LlmResult[T]:
+        fallback: Callable[[], M | F],
+    ) -> LlmResult[M | F]:
         """The model's answer validated into `schema`, or `fallback()`'s."""
         return await self._traced(call_point, variables, JsonAnswer(schema), run_id, fallback)
 
@@ -426,7 +438,7 @@ class LlmClient:
         return _result(prompt, run_id, model, latency_ms, answered, fallback)
 
     async def _ask(
-        self, prompt: Prompt, model: str, messages: list[dict[str, str]], answer: AnswerFormat[T]
+        self, prompt: Prompt, model: str, messages: list[ChatCompletionMessageParam], answer: AnswerFormat[T]
     ) -> _Answered[T]:
         async def send(timeout: float) -> ChatCompletion:
             return await self._create(prompt, model, messages, answer, timeout)
@@ -440,38 +452,41 @@ class LlmClient:
         self,
         prompt: Prompt,
         model: str,
-        messages: list[dict[str, str]],
+        messages: list[ChatCompletionMessageParam],
         answer: AnswerFormat[T],
         timeout: float,
     ) -> ChatCompletion:
         assert self._chat is not None
-        request = {
-            "model": model,
-            "messages": messages,
-            "temperature": prompt.meta.temperature,
-            "max_tokens": prompt.meta.max_tokens,
-            "timeout": timeout,
-        }
+        completions = self._chat.chat.completions
+
+        async def create(response_format: ResponseFormat | None) -> ChatCompletion:
+            return await completions.create(
+                model=model,
+                messages=messages,
+                temperature=prompt.meta.temperature,
+                max_tokens=prompt.meta.max_tokens,
+                timeout=timeout,
+                response_format=openai.omit if response_format is None else response_format,
+            )
+
         response_format = answer.response_format(self._json_schema_supported)
-        if response_format is None:
-            return await self._chat.chat.completions.create(**request)
         try:
-            return await self._chat.chat.completions.create(**request, response_format=response_format)
+            return await create(response_format)
         except openai.BadRequestError:
-            if response_format["type"] != "json_schema":
+            if response_format is None or response_format["type"] != "json_schema":
                 raise
         # Many local servers refuse json_schema with a 400: ask once more in json_object mode (the schema is
         # in the system message anyway) and stay in that mode. A 400 for another reason fails again here.
-        response = await self._chat.chat.completions.create(
-            **request, response_format=answer.response_format(json_schema=False)
-        )
+        response = await create(answer.response_format(json_schema=False))
         self._json_schema_supported = False
         return response
 
     async def _with_retries(self, send: Callable[[float], Awaitable[T]]) -> T | _Failure:
         """Send until an answer, a final failure, `max_attempts` or the deadline (module docstring)."""
         deadline = time.monotonic() + self._settings.deadline_s
-        for attempt in itertools.count(1):
+        attempt = 0
+        while True:
+            attempt += 1
             timeout = min(self._settings.timeout_s, deadline - time.monotonic())
             try:
                 # asyncio.timeout bounds the whole attempt: httpx's timeout is per read, so a server that
@@ -509,12 +524,15 @@ def _openai_client(base_url: str | None, api_key: str | None) -> openai.AsyncOpe
 
 def _read(response: ChatCompletion, answer: AnswerFormat[T]) -> _Answered[T]:
     usage = response.usage
-    tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
+    prompt_tokens, completion_tokens = (
+        (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
+    )
     content = response.choices[0].message.content if response.choices else None
     try:
-        return _Answered("ok", answer.parse(content), *tokens)
+        return _Answered("ok", answer.parse(content), prompt_tokens, completion_tokens)
     except InvalidOutput as e:
-        return _Answered("invalid_output", None, *tokens, error=str(e)[:ERROR_TEXT_LIMIT])
+        error = str(e)[:ERROR_TEXT_LIMIT]
+        return _Answered("invalid_output", None, prompt_tokens, completion_tokens, error)
 
 
 def _result(
@@ -540,7 +558,7 @@ def _result(
         error=answered.error,
     )
     # The fallback runs outside any except: a bug in it is the caller's to see, not an LLM problem.
-    value = answered.value if ok else fallback()
+    value = fallback() if answered.value is None else answered.value  # only an "ok" answer has a value
     return LlmResult(value=value, record=record, used_llm=ok)
 
 

@@ -57,9 +57,9 @@ async def pick_tools(
     result = await llm.structured(
         call_point, {**variables, "tools": tools}, ToolChoiceAnswer, run_id=run_id, fallback=lambda: None
     )
-    answer: ToolChoiceAnswer | None = result.value
+    answer = result.value
     chosen = [n for n in dict.fromkeys(answer.selected_tools) if n in available] if answer else []
-    if not result.used_llm or not chosen:
+    if answer is None or not result.used_llm or not chosen:
         record = result.record
         if result.used_llm:  # answered, but with no tool we have
             update = {"outcome": "invalid_output", "fallback_used": True, "error": "no known tool selected"}
