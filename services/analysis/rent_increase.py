@@ -17,7 +17,7 @@ from services.housing.amounts import PERCENT, Amount, given_figures, read_amount
 from services.housing.elapsed import Elapsed, months_since_last, months_text
 from services.housing.money import RAISE_VERBS
 from services.housing.money import format_manwon as won_text
-from services.housing.text import normalize
+from services.housing.text import final_consonant, normalize
 
 _CONVERSION_WORDS = re.compile(r"전환|월세로|반전세")
 # A percent asked as an increase ("10% 올려달래요", "10프로 인상"), and one that names the cap the person
@@ -449,11 +449,7 @@ def _kinds(case: Case, found: list[Increase]) -> str:
 
 def _ro(words: str) -> str:
     """로 after a vowel or ㄹ, else 으로: "6개월로", "1년으로", "1년 미만으로"."""
-    last = words.rstrip()[-1:]
-    if not ("가" <= last <= "힣"):
-        return "로"
-    final = (ord(last) - ord("가")) % 28
-    return "로" if final in (0, 8) else "으로"
+    return "로" if final_consonant(words) in (None, 0, 8) else "으로"
 
 
 def _citations(statutes: StatuteBook) -> list:

@@ -36,3 +36,20 @@ def number(digits: str) -> float | None:
         return float(digits)
     except ValueError:
         return None
+
+
+def final_consonant(words: str) -> int | None:
+    """The 받침 of the last syllable (0 for none, 8 for ㄹ), None when it is not Hangul. A closing gloss
+    in parentheses is not read: the particle follows the word it glosses ("LTV(담보인정비율)는")."""
+    last = re.sub(r"\([^()]*\)\s*$", "", words.rstrip()).rstrip()[-1:]
+    return (ord(last) - ord("가")) % 28 if "가" <= last <= "힣" else None
+
+
+def topic_particle(words: str) -> str:
+    """은 after a 받침, else 는: "DSR(총부채원리금상환비율)은", "LTV(담보인정비율)는", "스트레스 DSR은"
+    (a Latin letter read with a 받침: 엘, 엠, 엔, 알)."""
+    final = final_consonant(words)
+    if final is None:
+        last = re.sub(r"\([^()]*\)\s*$", "", words.rstrip()).rstrip()[-1:]
+        return "은" if last.upper() in ("L", "M", "N", "R") else "는"
+    return "은" if final else "는"

@@ -9,6 +9,7 @@ answer says that it ended and when, instead of staying silent.
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -19,6 +20,7 @@ from pydantic import model_validator
 from contracts.results import Figure, StepResult
 from contracts.search import Audience, LoanProduct
 from contracts.values import Frozen
+from services.housing.text import topic_particle
 from services.platform.team import StepWork
 from services.search.listings import parse_entities
 
@@ -67,10 +69,22 @@ class LoanEntry(LoanProduct):
         return self.effective_to is not None and self.effective_to < today
 
 
+class LendingTerm(Frozen):
+    """A lending rule's name as people say it and what it means: the answer to "DSR이 뭐예요?"."""
+
+    kind: str  # the entries' kind it names (ltv, dsr, dti, stress_dsr)
+    name: str  # "LTV(담보인정비율)"
+    words: str  # a regular expression of the names people use
+    ratio: str  # what it divides by what, for a sentence comparing terms
+    means: str  # the whole answer for this term alone
+
+
 class LoanBook(Frozen):
     as_of: date
     about: str
     entries: list[LoanEntry]
+    terms: list[LendingTerm] = []
+    together: str = ""  # how the limits combine when several rules apply
 
     @model_validator(mode="after")
     def _unique_ids(self) -> LoanBook:
@@ -163,6 +177,22 @@ def ended_mentions(entries: list[LoanEntry], query: str, today: date) -> list[st
     ]
 
 
+# A question about what a rule is ("DSR이 뭐예요?", "LTV랑 DSR 차이", "뭐가 한도를 정해요?").
+_ASKS_MEANING = re.compile(r"뭐|뭔|무엇|무슨|뜻|의미|차이|(?:이)?란\b|개념|어떻게\s*달라|설명")
+
+
+def terms_answer(book: LoanBook, query: str) -> str | None:
+    """What the rules the question names mean, when it asks: one term's meaning, or, for several, what
+    each divides and how their limits combine."""
+    named = [t for t in book.terms if re.search(t.words, query, re.IGNORECASE)]
+    if not named or not _ASKS_MEANING.search(query):
+        return None
+    if len(named) == 1:
+        return named[0].means
+    compared = ", ".join(f"{t.name}{topic_particle(t.name)} {t.ratio}" for t in named)
+    return f"{compared}의 비율입니다. {book.together}"
+
+
 def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) -> StepResult:
     chosen = select_entries(
         current_programs(today, book), wanted_kinds(deal_type, query), audiences_in(query)
@@ -173,7 +203,7 @@ def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) 
         f"대출 조건은 {book.as_of} 기준 공개 자료이며, 실제 한도·금리는 심사로 정해집니다.",
     ]
     programmes = [e for e in chosen if e.kind.endswith("_loan")]
-    headline = (
+    headline = terms_answer(book, query) or (
         f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(chosen) - len(programmes)}건"
     )
     return StepResult(

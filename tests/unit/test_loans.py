@@ -17,6 +17,7 @@ from services.search.loans import (
     load_loan_book,
     loan_result,
     select_entries,
+    terms_answer,
     wanted_kinds,
 )
 
@@ -114,3 +115,17 @@ def test_loan_result_cites_sources_and_flags_an_ended_programme(book: LoanBook) 
     assert "special_bogeumjari" not in ids and "bogeumjari" in ids and "dsr_borrower" in ids
     assert all("시행" in f.source for f in result.figures)
     assert any(f.label == "차주단위 DSR DSR 한도 (은행)" and f.value == 40 for f in result.figures)
+
+
+def test_a_rule_asked_about_is_answered_by_what_it_means(book: LoanBook) -> None:
+    # infra/seed/loans/loan_programs.json `terms`: each names its kind of entry; a question asking what a
+    # rule is (or how two differ) is answered first by that, not by a count of the programmes in force
+    assert {t.kind for t in book.terms} <= {e.kind for e in book.entries}
+    both = terms_answer(book, "LTV랑 DSR 차이가 뭐에요? 둘 다 걸리면 뭐가 대출한도를 정하는 거예요")
+    assert both is not None and both.startswith("LTV(담보인정비율)는 주택 가격 대비 대출금, DSR(")
+    assert "가장 낮은 금액이 대출 한도" in both
+    alone = terms_answer(book, "스트레스 DSR이 뭔가요?")
+    assert alone is not None and alone.startswith("스트레스 DSR은")
+    assert terms_answer(book, "LTV 70%면 얼마까지 빌려요?") is None  # a figure asked, not a meaning
+    result = loan_result(book, "DTI가 무슨 뜻이에요?", None, TODAY)
+    assert result.headline.startswith("DTI(총부채상환비율)는 연소득 대비")
