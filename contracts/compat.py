@@ -38,11 +38,11 @@ class _Comparison:
         self.compared_refs: set[tuple[str, str]] = set()
 
     def changes(self, old: Schema, new: Schema, where: str) -> list[str]:
-        refs = (old.get("$ref"), new.get("$ref"))
-        if None not in refs:
-            if refs in self.compared_refs:
+        old_ref, new_ref = old.get("$ref"), new.get("$ref")
+        if old_ref is not None and new_ref is not None:
+            if (old_ref, new_ref) in self.compared_refs:
                 return []
-            self.compared_refs.add(refs)
+            self.compared_refs.add((old_ref, new_ref))
         old, new = _resolve(old, self.published_defs), _resolve(new, self.current_defs)
         if "anyOf" in old or "anyOf" in new:
             return [change for option in _options(old) for change in self.option_changes(option, new, where)]

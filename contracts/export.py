@@ -23,9 +23,10 @@ from uuid import UUID, uuid5
 
 from pydantic import BaseModel
 
-from contracts import REGISTRY, Envelope, Event, run_stream, subject_for
+from contracts import REGISTRY, Envelope, Event, run_stream
 from contracts.compat import breaking_changes
 from contracts.consumers import CONSUMERS, EVERY_EVENT_CONSUMERS
+from contracts.subjects import DEFAULT_NAMESPACE, subject_of
 
 CONTRACTS_DIR = Path(__file__).parent
 SCHEMAS_DIR = CONTRACTS_DIR / "schemas"
@@ -136,11 +137,8 @@ def routing_tokens(model: type[Event]) -> list[str | None]:
 
 
 def subject(model: type[Event], token: str | None) -> str:
-    # subject_for is the one place the subject's format lives; it reads only these envelope fields.
     data = {model.routing_field: token} if model.routing_field else {}
-    return subject_for(
-        Envelope.model_construct(event_type=model.event_type, schema_version=version(model), data=data)
-    )
+    return subject_of(model.event_type, version(model), data, DEFAULT_NAMESPACE)
 
 
 def consumers_of(model: type[Event], token: str | None) -> tuple[str, ...]:

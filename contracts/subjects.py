@@ -8,6 +8,9 @@ a stream with anything else on the same server.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from contracts.envelope import Envelope
 from contracts.registry import REGISTRY
 
@@ -15,11 +18,17 @@ DEFAULT_NAMESPACE = "jipsa"
 
 
 def subject_for(envelope: Envelope, namespace: str = DEFAULT_NAMESPACE) -> str:
-    base = f"{namespace}.v{envelope.schema_version}.{envelope.event_type}"
-    model = REGISTRY.model(envelope.event_type, envelope.schema_version)
+    return subject_of(envelope.event_type, envelope.schema_version, envelope.data, namespace)
+
+
+def subject_of(event_type: str, schema_version: int, data: Mapping[str, Any], namespace: str) -> str:
+    """The subject of an event of this type and version whose payload is `data` (only its routing
+    field is read): the one place the subject's format lives."""
+    base = f"{namespace}.v{schema_version}.{event_type}"
+    model = REGISTRY.model(event_type, schema_version)
     if model.routing_field is None:
         return base
-    return f"{base}.{envelope.data[model.routing_field]}"
+    return f"{base}.{data[model.routing_field]}"
 
 
 def filter_for(event_type: str, namespace: str = DEFAULT_NAMESPACE, routing: str | None = None) -> str:
