@@ -1,7 +1,6 @@
-"""`python -m services.analysis`: answer the analysis team's steps until SIGTERM/SIGINT."""
+"""`python -m services.analysis`: answer the analysis team's steps until SIGTERM or SIGINT."""
 
-from services.analysis.service import build
-from services.platform.service import main
+from services.analysis.bootstrap import main
 
 if __name__ == "__main__":
-    main("analysis", build)
+    main()

@@ -1,5 +1,5 @@
 """What a model writes, held to the material it was given: a line that quotes a number the material
-does not contain is not kept (the supervisor's `response_synthesis`, services/supervisor/bootstrap.py)."""
+does not contain is not kept (the supervisor's `response_synthesis`, services/supervisor/synthesis.py)."""
 
 from __future__ import annotations
 

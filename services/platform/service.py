@@ -1,6 +1,6 @@
 """The one way a Jipsa service process runs: connect, bind its consumers, work until SIGTERM/SIGINT.
 
-A service's `__main__` builds its subscriptions (and any background loops, such as the
+A service's bootstrap.py builds its subscriptions (and any background loops, such as the
 supervisor's timers) from its settings and hands them here; this module owns connecting,
 stopping and closing, so every service starts and stops the same way under `make run`.
 
@@ -96,11 +96,13 @@ async def _work(
     readiness: Readiness,
 ) -> None:
     readiness.waiting = "waiting for Postgres"
-    pool = await once_reachable(name, lambda: open_pool(settings.database_url, wait_s=db_wait_s))
+    database_url = server_url(settings.database_url, "DATABASE_URL")
+    nats_url = server_url(settings.nats_url, "NATS_URL")
+    pool = await once_reachable(name, lambda: open_pool(database_url, wait_s=db_wait_s))
     readiness.checks["postgres"] = pool_answers(pool)
     try:
         readiness.waiting = "waiting for NATS"
-        nc = await once_reachable(name, lambda: connect(settings.nats_url, name))
+        nc = await once_reachable(name, lambda: connect(nats_url, name))
         readiness.checks["nats"] = bus_answers(nc)
         try:
             readiness.waiting = "building"
@@ -112,6 +114,13 @@ async def _work(
             await close_bus(nc)
     finally:
         await pool.close(timeout=CLOSE_WITHIN_S)
+
+
+def server_url(url: str | None, variable: str) -> str:
+    """A server's URL from settings that load_infra_settings() (or a test) filled in."""
+    if not url:
+        raise ServersNotFound(f"{variable} is not set and no `make run` is up")
+    return url
 
 
 async def once_reachable(name: str, start: Callable[[], Awaitable[T]]) -> T:
@@ -137,8 +146,9 @@ async def close_bus(nc: NATS) -> None:
         await nc.close()
 
 
-def main(name: str, build: Build) -> None:
-    """`python -m services.<name>`: the servers of the `make run` that is up, or DATABASE_URL/NATS_URL."""
+def run_service(name: str, build: Build) -> None:
+    """Run a service's process (`python -m services.<name>` calls it through the service's bootstrap.py):
+    the servers of the `make run` that is up, or DATABASE_URL/NATS_URL."""
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s %(levelname)s {name} %(name)s: %(message)s")
     setup_telemetry(name)
 

@@ -8,7 +8,7 @@ import pytest
 
 from contracts.consumers import CONSUMERS
 from contracts.values import Team
-from services.planner.service import Planner
+from services.planner.handlers import Planner
 from services.platform.consumer import Subscription
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.team import team_subscription

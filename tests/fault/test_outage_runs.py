@@ -16,17 +16,17 @@ from collections.abc import AsyncIterator
 import pytest
 
 from contracts.values import Team
-from services.analysis.service import build as analysis_build
-from services.planner.__main__ import build as planner_build
+from services.analysis.bootstrap import build as analysis_build
+from services.planner.bootstrap import build as planner_build
 from services.platform.bus import ConsumerPolicy
 from services.platform.consumer import Handler, HandlerContext
 from services.platform.deadletters import list_dead_letters
 from services.platform.service import Build, Wiring, serve
 from services.platform.team import team_subscription
-from services.search.__main__ import load_legal_index
-from services.search.service import search_work
+from services.search.handlers import search_work
+from services.search.read_models import load_legal_index
 from services.search.tools import SearchContext, default_tools
-from services.supervisor.__main__ import build as supervisor_build
+from services.supervisor.bootstrap import build as supervisor_build
 from tests.integration.bus_helpers import query_event, relay, wait_until
 
 pytestmark = pytest.mark.fault

@@ -7,8 +7,9 @@ import pytest
 
 from contracts.results import StepResult
 from contracts.values import Citation, Team
+from services.analysis.bootstrap import load_library
+from services.analysis.handlers import analyse
 from services.analysis.judgement import contract_judgement
-from services.analysis.service import analyse, load_library
 from services.planner.plan_rules import plan_by_rules
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.team import StepWork

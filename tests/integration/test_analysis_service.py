@@ -12,7 +12,8 @@ from contracts import new_envelope
 from contracts.results import StepResult
 from contracts.supervisor import StepStarted
 from contracts.values import Team
-from services.analysis.service import analysis_work, load_library
+from services.analysis.bootstrap import load_library
+from services.analysis.handlers import analysis_work
 from services.platform.consumer import Consumer
 from services.platform.eventstore import EventStore
 from services.platform.publisher import Publisher

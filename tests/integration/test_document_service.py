@@ -12,8 +12,9 @@ from contracts.results import StepResult
 from contracts.supervisor import StepStarted
 from contracts.values import Team
 from services.document.artifacts import Artifact, load_document, store_artifact
+from services.document.bootstrap import CITABLE, DocumentSettings
 from services.document.citations import load_statutes
-from services.document.service import CITABLE, DocumentSettings, document_work
+from services.document.handlers import document_work
 from services.platform.consumer import Consumer
 from services.platform.publisher import Publisher
 from services.platform.team import team_subscription

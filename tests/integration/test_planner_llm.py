@@ -8,7 +8,7 @@ import pytest
 
 from contracts.values import Intent, IntentType
 from services.planner.plan_rules import PriorTurn
-from services.planner.service import Planner
+from services.planner.planning import plan
 from services.platform.llm import LlmClient, LlmSettings
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401  (fixture: fake_openai)
 
@@ -38,15 +38,15 @@ GOOD_ANSWER = {
 
 
 @pytest.fixture
-async def planner(fake_openai: FakeOpenAI):
-    llm = LlmClient(LlmSettings(OPENAI_BASE_URL=fake_openai.base_url, JIPSA_LLM_TIMEOUT_S=1))
-    yield Planner(llm)
-    await llm.close()
+async def llm(fake_openai: FakeOpenAI):
+    client = LlmClient(LlmSettings(OPENAI_BASE_URL=fake_openai.base_url, JIPSA_LLM_TIMEOUT_S=1))
+    yield client
+    await client.close()
 
 
-async def test_one_structured_call_plans_a_compound_question(planner, fake_openai: FakeOpenAI) -> None:
+async def test_one_structured_call_plans_a_compound_question(llm, fake_openai: FakeOpenAI) -> None:
     fake_openai.script(Reply.json(GOOD_ANSWER), call_point="planning")
-    planned = await planner.plan(COMPOUND, None, "run1")
+    planned = await plan(llm, COMPOUND, None, "run1")
     assert planned.mode == "llm" and planned.plan.intent.type == IntentType.RISK_ANALYSIS
     assert [s.step_id for s in planned.plan.steps] == ["search-market", "analyze-risk"]
     assert planned.plan.steps[1].depends_on == ["search-market"] and planned.plan.strategy == "sequential"
@@ -62,35 +62,35 @@ async def test_one_structured_call_plans_a_compound_question(planner, fake_opena
     [Reply.text("{not json"), Reply.json({"intent": "RISK_ANALYSIS"}), Reply.error(500), Reply.error(429)],
     ids=["malformed", "off-schema", "server-error", "rate-limited"],
 )
-async def test_any_failure_of_the_call_falls_back_to_rules(planner, fake_openai: FakeOpenAI, reply) -> None:
+async def test_any_failure_of_the_call_falls_back_to_rules(llm, fake_openai: FakeOpenAI, reply) -> None:
     fake_openai.script(reply, reply, call_point="planning")
-    planned = await planner.plan(COMPOUND, None, "run2")
+    planned = await plan(llm, COMPOUND, None, "run2")
     assert planned.mode == "rules" and {s.team.value for s in planned.plan.steps} == {"search", "analysis"}
     (record,) = planned.llm_calls
     assert record.fallback_used and record.outcome in ("invalid_output", "error")
 
 
-async def test_a_slow_endpoint_times_out_into_rules(planner, fake_openai: FakeOpenAI) -> None:
+async def test_a_slow_endpoint_times_out_into_rules(llm, fake_openai: FakeOpenAI) -> None:
     fake_openai.script(Reply.json(GOOD_ANSWER, delay_s=5), Reply.json(GOOD_ANSWER, delay_s=5))
-    planned = await planner.plan(COMPOUND, None, "run3")
+    planned = await plan(llm, COMPOUND, None, "run3")
     assert planned.mode == "rules" and planned.llm_calls[0].outcome == "timeout"
 
 
-async def test_a_plan_that_does_not_validate_falls_back(planner, fake_openai: FakeOpenAI) -> None:
+async def test_a_plan_that_does_not_validate_falls_back(llm, fake_openai: FakeOpenAI) -> None:
     cyclic = {**GOOD_ANSWER, "steps": [{**s, "depends_on": ["analyze-risk"]} for s in GOOD_ANSWER["steps"]]}
     fake_openai.script(Reply.json(cyclic), call_point="planning")
-    planned = await planner.plan(COMPOUND, None, "run4")
+    planned = await plan(llm, COMPOUND, None, "run4")
     assert planned.mode == "rules"
     (record,) = planned.llm_calls
     assert record.outcome == "invalid_output" and record.fallback_used
 
 
-async def test_small_talk_and_follow_ups_need_no_call(planner, fake_openai: FakeOpenAI) -> None:
-    greeting = await planner.plan("안녕하세요!", None, "run5")
+async def test_small_talk_and_follow_ups_need_no_call(llm, fake_openai: FakeOpenAI) -> None:
+    greeting = await plan(llm, "안녕하세요!", None, "run5")
     previous = PriorTurn(
         query="강남구 아파트 전세 시세 알려줘", intent=Intent(type="MARKET_INQUIRY", confidence=0.9)
     )
-    follow_up = await planner.plan("그럼 서초구는?", previous, "run6")
+    follow_up = await plan(llm, "그럼 서초구는?", previous, "run6")
     assert greeting.plan.intent.type == IntentType.IRRELEVANT and greeting.llm_calls == ()
     assert follow_up.plan.intent.type == IntentType.MARKET_INQUIRY and follow_up.llm_calls == ()
     assert follow_up.plan.steps[0].inputs["entities"]["gu"] == ["서초구"]

@@ -16,8 +16,8 @@ import httpx
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from services.analysis.service import build as analysis_build
-from services.planner.__main__ import build as planner_build
+from services.analysis.bootstrap import build as analysis_build
+from services.planner.bootstrap import build as planner_build
 from services.platform.probes import ProbeSettings
 from services.platform.servers import EmbeddedNats, free_port
 from services.platform.service import Build, serve

@@ -18,9 +18,9 @@ from contracts.telemetry import LlmCallRecorded
 from contracts.values import Intent, IntentType, PlanStep, Team
 from services.platform.eventstore import EventStore
 from services.platform.llm import LlmClient, LlmSettings
-from services.supervisor.bootstrap import respond_with
 from services.supervisor.response import compose
 from services.supervisor.run import RunState, StepState, fold
+from services.supervisor.synthesis import respond_with
 from tests.bench.compare import planning_reply
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401  (fixture: fake_openai)
 from tests.integration.test_run_end_to_end import ask, jipsa

@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 
 from contracts.values import Team
-from services.analysis.service import build as analysis_build
-from services.document.service import build as document_build
-from services.planner.__main__ import build as planner_build
+from services.analysis.bootstrap import build as analysis_build
+from services.document.bootstrap import build as document_build
+from services.planner.bootstrap import build as planner_build
 from services.platform.bus import ConsumerPolicy
 from services.platform.service import Wiring
 from services.platform.team import team_subscription
-from services.search.__main__ import load_legal_index, seed_if_empty
-from services.search.service import search_work
+from services.search.handlers import search_work
+from services.search.read_models import load_legal_index, seed_if_empty
 from services.search.tools import SearchContext, default_tools
-from services.supervisor.__main__ import build as supervisor_build
+from services.supervisor.bootstrap import build as supervisor_build
 from tests.integration.bus_helpers import relay, serving_all
 from tests.integration.gateway_helpers import (
     Gateway,

@@ -25,9 +25,10 @@ from services.platform.consumer import HandlerContext, Outcome, Poison, Subscrip
 from services.platform.deadletters import list_dead_letters
 from services.platform.service import Build, Wiring
 from services.platform.team import StepFailure, StepOutput, StepWork, team_subscription
-from services.supervisor.__main__ import build as supervisor_build
-from services.supervisor.bootstrap import SupervisorSettings, build_supervisor, respond_by_rules
+from services.supervisor.bootstrap import SupervisorSettings, build_supervisor
+from services.supervisor.bootstrap import build as supervisor_build
 from services.supervisor.ending import RunLimits
+from services.supervisor.synthesis import respond_by_rules
 from services.supervisor.timers import TimerLoop
 from services.supervisor.watchdog import PLANNER_CONSUMER, Watchdog
 from tests.integration.bus_helpers import relay, serving_all, wait_until

@@ -18,12 +18,12 @@ from services.platform.consumer import Consumer
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.publisher import Publisher
 from services.platform.team import team_subscription
-from services.search.__main__ import attach_dense_vectors, load_legal_index
+from services.search.handlers import search_work
 from services.search.legal.dense import DenseConfig, corpus_vectors
 from services.search.legal.terms import FIELDS, TermsMemo
 from services.search.legal.tokens import Analyzer
+from services.search.read_models import attach_dense_vectors, load_legal_index
 from services.search.seed import SEED_DIR, seed_all, sync_legal_terms
-from services.search.service import search_work
 from services.search.tools import SearchContext, default_tools
 from tests.fake_openai import EMBEDDINGS, FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
 from tests.integration.bus_helpers import running, wait_until

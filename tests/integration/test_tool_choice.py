@@ -8,8 +8,8 @@ from contracts.results import StepResult
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.team import StepWork
 from services.platform.tool_choice import ToolPick, pick_tools
+from services.search.handlers import search_work
 from services.search.legal.tool import search_text
-from services.search.service import search_work
 from services.search.tools import SearchContext
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401  (fixture: fake_openai)
 

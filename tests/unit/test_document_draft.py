@@ -10,8 +10,10 @@ import pytest
 from docx import Document
 
 from services.document.artifacts import DOCX, MARKDOWN
+from services.document.bootstrap import CITABLE, DocumentSettings
 from services.document.citations import load_statutes
-from services.document.service import CITABLE, DocumentSettings, draft_document, draft_lease
+from services.document.handlers import draft_document
+from services.document.lease import draft_lease
 from services.platform.team import StepWork
 
 pytestmark = pytest.mark.unit

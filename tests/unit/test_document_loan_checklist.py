@@ -12,7 +12,8 @@ from datetime import date
 import pytest
 from docx import Document
 
-from services.analysis.service import analyse, load_library
+from services.analysis.bootstrap import load_library
+from services.analysis.handlers import analyse
 from services.document.artifacts import DOCX, MARKDOWN
 from services.document.loan_applicant import collect_applicant, documents_for
 from services.document.loan_checklist import draft_loan_checklist

@@ -7,7 +7,7 @@ import pytest
 
 from contracts.results import StepResult
 from services.platform.team import StepFailure, StepWork
-from services.search.service import search_work
+from services.search.handlers import search_work
 from services.search.tools import SearchContext, answering_first, choose_tools, default_tools
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,4 @@
-"""The analysis team service: StepStarted{team: analysis} in, the tools' combined result out, through
+"""The analysis team's step handler: StepStarted{team: analysis} in, the tools' combined result out, through
 the team-of-tools loop (services/platform/team_of_tools.py) over the analysis tools (tools.py).
 
 Tools are pure and independent, so they run concurrently, each in a worker thread: a contract review
@@ -11,31 +11,15 @@ from __future__ import annotations
 
 import asyncio
 
-from psycopg_pool import AsyncConnectionPool
-
 from contracts.results import StepResult
 from contracts.telemetry import LlmCallRecorded
-from contracts.values import Team
 from services.analysis.case import Case, stated_facts
 from services.analysis.contract_review import contract_text
 from services.analysis.judgement import contract_judgement
-from services.analysis.policies import PolicyBook
-from services.analysis.rulebook import CORPUS, RuleBook
-from services.analysis.statutes import StatuteBook
 from services.analysis.tools import ANALYSIS_TEAM, RUNS, Library
-from services.platform.llm import LlmClient, LlmSettings
-from services.platform.service import Wiring
-from services.platform.settings import InfraSettings
-from services.platform.team import StepOutput, StepWork, TeamWork, team_subscription
+from services.platform.llm import LlmClient
+from services.platform.team import StepOutput, StepWork, TeamWork
 from services.platform.team_of_tools import ToolWork, answer_with_tools
-
-CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령", "공인중개사법 시행규칙"}
-
-
-def load_library() -> Library:
-    return Library(
-        rules=RuleBook.load(), statutes=StatuteBook.load(CORPUS, laws=CITED_LAWS), policies=PolicyBook.load()
-    )
 
 
 def analysis_work(library: Library, llm: LlmClient | None = None) -> TeamWork:
@@ -75,8 +59,3 @@ async def _with_judgement(
         return result, calls
     findings = list(dict.fromkeys([*result.findings, *risks]))
     return result.model_copy(update={"findings": findings}), calls
-
-
-async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:
-    """The rules and statutes are read once at start-up; a broken data file stops the service here."""
-    return Wiring([team_subscription(Team.ANALYSIS, analysis_work(load_library(), LlmClient(LlmSettings())))])

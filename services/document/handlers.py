@@ -1,0 +1,54 @@
+"""The document team's step handler: the lease (주택임대차계약서, lease.py), the sale contract
+(부동산매매계약서, sale.py) or the loan application checklist (대출 신청 준비, loan_checklist.py), chosen by
+the step's focus. Each collects its fields, asks for what is missing, or writes, reviews and stores its
+files.
+
+`draft_document` is the pure part (fields in, questions or files out); `document_work` adds the one side
+effect, storing the files, with the service's own pool. Storing is idempotent by content hash, so a
+redelivered or retried step is harmless.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from psycopg_pool import AsyncConnectionPool
+
+from contracts.values import Citation, StepFocus
+from services.document.artifacts import store_artifact
+from services.document.drafts import Draft
+from services.document.lease import draft_lease
+from services.document.loan_checklist import draft_loan_checklist
+from services.document.sale import draft_sale
+from services.platform.team import StepOutput, StepWork, TeamWork
+
+SALE_WORDS = re.compile(r"매매\s*계약|매도인|매수인")
+LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차")
+
+
+def document_work(pool: AsyncConnectionPool, statutes: Mapping[str, Citation]) -> TeamWork:
+    async def work(step: StepWork) -> StepOutput:
+        draft = draft_document(step, statutes)
+        if not draft.artifacts:
+            return StepOutput(summary=draft.summary, result=draft.result)
+        async with pool.connection() as conn, conn.transaction():
+            refs = [await store_artifact(conn, a, step.session_id, step.run_id) for a in draft.artifacts]
+        return StepOutput(summary=draft.summary, result=draft.result.model_copy(update={"documents": refs}))
+
+    return work
+
+
+def draft_document(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
+    """The document the step's focus names. A question that speaks only of a sale gets the sale contract
+    whatever the focus: a model's plan knows the lease's focus only, and a 매매 must never come out as a
+    lease."""
+    if StepFocus.LOAN_APPLICATION.value in step.focus:
+        return draft_loan_checklist(step)
+    if StepFocus.SALES_CONTRACT.value in step.focus or _speaks_only_of_a_sale(step.query):
+        return draft_sale(step, statutes)
+    return draft_lease(step, statutes)
+
+
+def _speaks_only_of_a_sale(query: str) -> bool:
+    return bool(SALE_WORDS.search(query)) and not LEASE_WORDS.search(query)

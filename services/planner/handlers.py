@@ -1,0 +1,52 @@
+"""The planner's handler: QueryReceived in, PlanReady out (with every LLM call it made recorded).
+
+The mode and the plan are planning.py's; this reads the session's previous run from the store (its
+latest PlanReady and QueryReceived), the source of truth, in the handler's own transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import AsyncConnection
+
+from contracts import caused_by
+from contracts.gateway import QueryReceived
+from contracts.planner import PlanReady
+from services.planner.plan_rules import PriorTurn
+from services.planner.planning import plan
+from services.platform.consumer import HandlerContext, Outcome, Subscription
+from services.platform.llm import LlmClient
+from services.platform.store_reads import previous_plan
+
+
+@dataclass(frozen=True)
+class Planner:
+    llm: LlmClient
+
+    def subscription(self) -> Subscription:
+        return Subscription("planner", "QueryReceived", self._on_query)
+
+    async def _on_query(self, ctx: HandlerContext) -> Outcome:
+        query: QueryReceived = ctx.event  # type: ignore[assignment]
+        previous = await previous_turn(ctx.conn, ctx.envelope.session_id, query.run_id)
+        planned = await plan(self.llm, query.query, previous, query.run_id)
+        ready = PlanReady(
+            run_id=query.run_id,
+            intent=planned.plan.intent,
+            steps=planned.plan.steps,
+            strategy=planned.plan.strategy,
+            estimated_total_s=planned.plan.estimated_total_s,
+            mode=planned.mode,
+        )
+        return Outcome([caused_by(e, ctx.envelope) for e in (*planned.llm_calls, ready)])
+
+
+async def previous_turn(conn: AsyncConnection, session_id: str | None, run_id: str) -> PriorTurn | None:
+    """The session's latest planned run before this one: its question and the intent read from it."""
+    if session_id is None:
+        return None
+    previous = await previous_plan(conn, session_id, before_run=run_id)
+    if previous is None:
+        return None
+    return PriorTurn(query=previous.question.query, intent=previous.plan.intent)

@@ -1,0 +1,46 @@
+"""How a question is planned: which mode, and the plan it gives.
+
+- small talk ("안녕", "고마워") is answered by rules in either mode: no LLM call at all;
+- a follow-up of the session's previous run ("그럼 서초구는?") is planned by rules from that
+  run's intent, since the rules carry the earlier entities over exactly;
+- otherwise, with an endpoint configured, one structured `planning` call (intent analysis, team
+  selection and decomposition merged); any failure of it (no answer, invalid JSON, a plan that does
+  not validate) falls back to rules, and the record says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from contracts.telemetry import LlmCallRecorded
+from services.planner.followup import is_follow_up
+from services.planner.intents import is_small_talk
+from services.planner.llm_plan import InvalidPlan, PlanningAnswer, plan_from_llm
+from services.planner.plan_rules import Plan, PriorTurn, plan_by_rules
+from services.platform.llm import LlmClient, LlmResult
+
+
+@dataclass(frozen=True)
+class Planned:
+    plan: Plan
+    mode: Literal["llm", "rules"]
+    llm_calls: Sequence[LlmCallRecorded] = ()
+
+
+async def plan(llm: LlmClient, query: str, previous: PriorTurn | None, run_id: str) -> Planned:
+    if is_small_talk(query) or (previous is not None and is_follow_up(query, previous)):
+        return Planned(plan_by_rules(query, previous), "rules")
+    result: LlmResult[PlanningAnswer | None] = await llm.structured(
+        "planning", {"query": query}, PlanningAnswer, run_id=run_id, fallback=lambda: None
+    )
+    if result.value is None:  # no endpoint, or no answer that fits the schema
+        return Planned(plan_by_rules(query, previous), "rules", [result.record])
+    try:
+        return Planned(plan_from_llm(result.value, query, previous), "llm", [result.record])
+    except InvalidPlan as invalid:
+        record = result.record.model_copy(
+            update={"outcome": "invalid_output", "fallback_used": True, "error": str(invalid)[:500]}
+        )
+        return Planned(plan_by_rules(query, previous), "rules", [record])
