@@ -13,6 +13,7 @@ log and the projections. Modules:
 - outbox.py         one socket's ordered, de-duplicated delivery
 - follower.py       the one log follower per process, fan-out and gap-free resume (its docstring says why)
 - ws.py, api.py     the WebSocket and REST entrypoints; health.py /livez, /readyz (and /healthz)
+- bootstrap.py      settings in, the app built and served (`python -m services.gateway`)
 - app.py            create_app, the lifespan that builds the Ports
 - bodies.py         request bodies bounded in size (413) and in time (408)
 - ask.py            `jipsa ask`, the terminal client

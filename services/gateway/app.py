@@ -56,7 +56,7 @@ def create_app(
             reads = Reads(ready_pool, settings.store_timeout_s)
             follower = Follower(
                 reads,
-                ready_pool.conninfo,
+                database_url,  # the pool's own (a handed-in pool is opened from it too)
                 batch_size=settings.follower_batch_size,
                 poll_interval_s=settings.poll_interval_s,
             )
