@@ -8,7 +8,7 @@ exist, so a session cannot learn what others asked.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
@@ -28,7 +28,7 @@ class PlainRefusals(APIRoute):
     """A 422 lists what is wrong without echoing the client's input back. FastAPI's own handler echoes
     it, and an input that JSON cannot carry back (a lone surrogate, NaN) turned the refusal into a 500."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handle = super().get_route_handler()
 
         async def refusing_plainly(request: Request) -> Response:

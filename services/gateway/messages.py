@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from contracts.gateway import InputProvided, PlanApproved, PlanRejected, QueryReceived
 from contracts.planner import PlanReady
@@ -90,11 +90,11 @@ def messages_for(record: Recorded, facts: RunFacts) -> list[Message]:
     if event_type in STEP_CHANGES or event_type == PlanApproved.event_type:
         body = _execution_news(record, facts)
     elif event_type == PlanReady.event_type:
-        body = _plan_ready(record.event(), facts)
+        body = _plan_ready(cast(PlanReady, record.event()), facts)
     elif event_type == PlanApprovalRequested.event_type:
-        body = _plan_awaiting_approval(record.event(), facts)
+        body = _plan_awaiting_approval(cast(PlanApprovalRequested, record.event()), facts)
     elif event_type == InputProvided.event_type:
-        body = _input_received(record.event(), facts)
+        body = _input_received(cast(InputProvided, record.event()), facts)
     elif event_type in _FROM_PAYLOAD:
         body = _FROM_PAYLOAD[event_type](record.event())
     else:
@@ -127,7 +127,8 @@ def plan_facts(records: Iterable[Recorded]) -> dict[str, dict[str, Any]]:
     for record in records:
         event_type, run = record.envelope.event_type, record.envelope.correlation_id
         if event_type == QueryReceived.event_type:
-            found.setdefault(run, {})["approval_asked"] = record.event().options.require_approval
+            question = cast(QueryReceived, record.event())
+            found.setdefault(run, {})["approval_asked"] = question.options.require_approval
         elif event_type == PlanReady.event_type:
             found.setdefault(run, {})["plan"] = record.event()
     return found
@@ -160,7 +161,8 @@ def _execution_news(record: Recorded, facts: RunFacts) -> Message | None:
     progress = {"execution_steps": todo.steps, "progress_pct": todo.progress_pct}
     if record.position == facts.execution_began_at:
         return {"type": "execution_start", **progress}
-    if record.envelope.event_type == PlanApproved.event_type and record.event().modified_steps is None:
+    approved = record.envelope.event_type == PlanApproved.event_type
+    if approved and cast(PlanApproved, record.event()).modified_steps is None:
         return None  # a plain approval after execution began changes no todo
     return {"type": "todo_updated", **progress} if facts.todo else None
 
@@ -250,7 +252,7 @@ def _plan_rejected(event: PlanRejected) -> Message:
 
 
 def _final(response_type: str, content: str, **data: Any) -> Message:
-    empty = {
+    empty: dict[str, list[Any] | dict[str, Any]] = {
         "listings": [],
         "citations": [],
         "insights": [],

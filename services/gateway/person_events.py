@@ -52,20 +52,26 @@ def query_received(frame: QueryFrame, session_id: str) -> Envelope:
 
 def plan_answered(frame: InterruptResponseFrame, session_id: str, asked: Envelope) -> Envelope:
     """PlanApproved (with the edited steps for `modify`) or PlanRejected, caused by the approval request."""
+    run_id = _resolved(frame.run_id)
     if frame.action == "reject":
-        return _envelope(
-            PlanRejected(run_id=frame.run_id, reason=frame.reason), frame.run_id, session_id, asked
-        )
+        return _envelope(PlanRejected(run_id=run_id, reason=frame.reason), run_id, session_id, asked)
     steps = None
     if frame.action == "modify":
         planned = _steps.validate_python(asked.data["steps"])
         steps = edited_steps(planned, frame.modified_todos)
-    return _envelope(PlanApproved(run_id=frame.run_id, modified_steps=steps), frame.run_id, session_id, asked)
+    return _envelope(PlanApproved(run_id=run_id, modified_steps=steps), run_id, session_id, asked)
 
 
 def skip_requested(frame: TodoSkipFrame, session_id: str, cause: Envelope | None) -> Envelope:
-    event = StepSkipRequested(run_id=frame.run_id, step_id=frame.todo_id)
-    return _envelope(event, frame.run_id, session_id, cause)
+    run_id = _resolved(frame.run_id)
+    return _envelope(StepSkipRequested(run_id=run_id, step_id=frame.todo_id), run_id, session_id, cause)
+
+
+def _resolved(run_id: str | None) -> str:
+    """A frame's run: an older client's frame names none, and the handler fills in the session's one
+    waiting run before the event is made."""
+    assert run_id is not None, "the handler resolves the frame's run first"
+    return run_id
 
 
 def input_provided(
@@ -86,7 +92,8 @@ def edited_steps(planned: list[PlanStep], todos: list[dict[str, Any]] | None) ->
     same id (so its inputs survive), a new id being a new step. FrameError says what is wrong."""
     if not todos:
         raise FrameError("invalid_plan", "`modify` needs `modified_todos`, the edited list of todos")
-    by_id = {step.step_id: step.model_dump() for step in planned}
+    # Looked up with whatever the person sent as a step_id (a number, null, a list: TypeError below).
+    by_id: dict[object, dict[str, Any]] = {step.step_id: step.model_dump() for step in planned}
     try:
         merged = [
             {

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from contracts import UnknownEventType
+from contracts import Event, UnknownEventType
 from contracts.gateway import PlanApproved, PlanRejected, QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import (
@@ -146,23 +146,21 @@ def _approved(e: PlanApproved) -> str:
     return "as planned" if e.modified_steps is None else f"edited to {len(e.modified_steps)} steps"
 
 
-_DESCRIBE: dict[str, Callable[[Any], str]] = {
-    model.event_type: describe
-    for model, describe in {
-        QueryReceived: lambda e: e.query + (" · approval asked" if e.options.require_approval else ""),
-        PlanReady: _plan,
-        PlanApprovalRequested: lambda e: f"{len(e.steps)} steps await approval",
-        PlanApproved: _approved,
-        PlanRejected: lambda e: e.reason or "",
-        StepStarted: lambda e: f"{e.step_id} · team {e.team} · attempt {e.attempt}",
-        StepCompleted: lambda e: f"{e.step_id}: {e.summary} ({e.duration_ms:.0f} ms)",
-        StepFailed: _step_failed,
-        StepRetried: lambda e: f"{e.step_id} → attempt {e.next_attempt} in {e.delay_s:g} s: {e.reason}",
-        StepSkipped: lambda e: f"{e.step_id}: {e.reason}",
-        LlmCallRecorded: _llm_call,
-        ToolDecisionRecorded: _tool_decision,
-        ResponseReady: _response,
-        RunFailed: lambda e: f"{e.code}: {e.reason}",
-        RunCancelled: lambda e: f"{e.reason} (by {e.requested_by})",
-    }.items()
+_DESCRIBERS: dict[type[Event], Callable[[Any], str]] = {
+    QueryReceived: lambda e: e.query + (" · approval asked" if e.options.require_approval else ""),
+    PlanReady: _plan,
+    PlanApprovalRequested: lambda e: f"{len(e.steps)} steps await approval",
+    PlanApproved: _approved,
+    PlanRejected: lambda e: e.reason or "",
+    StepStarted: lambda e: f"{e.step_id} · team {e.team} · attempt {e.attempt}",
+    StepCompleted: lambda e: f"{e.step_id}: {e.summary} ({e.duration_ms:.0f} ms)",
+    StepFailed: _step_failed,
+    StepRetried: lambda e: f"{e.step_id} → attempt {e.next_attempt} in {e.delay_s:g} s: {e.reason}",
+    StepSkipped: lambda e: f"{e.step_id}: {e.reason}",
+    LlmCallRecorded: _llm_call,
+    ToolDecisionRecorded: _tool_decision,
+    ResponseReady: _response,
+    RunFailed: lambda e: f"{e.code}: {e.reason}",
+    RunCancelled: lambda e: f"{e.reason} (by {e.requested_by})",
 }
+_DESCRIBE = {model.event_type: describe for model, describe in _DESCRIBERS.items()}

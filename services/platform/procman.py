@@ -124,6 +124,7 @@ class Supervisor:
                 self.log("procman", f"{server.name} did not start: {e}")
                 continue
             up_since = time.monotonic()
+            assert server.process is not None  # start() has just launched it
             self.log("procman", f"restarted {server.name} on port {server.port} (pid {server.process.pid})")
 
     async def _stop_or_timeout(self, seconds: float) -> bool:

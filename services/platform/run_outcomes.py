@@ -66,7 +66,11 @@ def outcome_of(events: Sequence[RunEvent]) -> str:
         return NONE
     if final.type != "ResponseReady":
         return _ENDINGS[final.type]
-    skipped = [e.step_id for e in events if e.type == "StepSkipped" and e.position < final.position]
+    skipped = [
+        e.step_id
+        for e in events
+        if e.type == "StepSkipped" and e.step_id is not None and e.position < final.position
+    ]
     return answer_kind(final.response_type or ERROR, final.failed_steps, skipped)
 
 
@@ -76,7 +80,7 @@ def outcome_of_frame(final: dict[str, Any] | None, todo_steps: Iterable[dict[str
     if final is None:
         return NONE
     response = final["response"]
-    skipped = [s.get("step_id") for s in todo_steps if s.get("status") == "skipped"]
+    skipped = [s["step_id"] for s in todo_steps if s.get("status") == "skipped" and s.get("step_id")]
     return answer_kind(response["type"], response.get("data", {}).get("failed_steps") or [], skipped)
 
 

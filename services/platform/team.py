@@ -112,8 +112,8 @@ async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: E
     try:
         with _work_span(team, started):
             output = await asyncio.wait_for(work(step), timeout=started.timeout_s)
-    except StepFailure as failure:
-        return [caused_by(_failed(team, started, failure, began), cause)]
+    except StepFailure as reported:
+        return [caused_by(_failed(team, started, reported, began), cause)]
     except TimeoutError:
         failure = StepFailure("timeout", f"no result within {started.timeout_s:g} s", retryable=True)
         return [caused_by(_failed(team, started, failure, began), cause)]

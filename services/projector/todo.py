@@ -89,8 +89,7 @@ def _on_plan_approved(todo: Todo | None, event: PlanApproved, record: Recorded) 
 
 
 def _on_step_started(todo: Todo | None, event: StepStarted, record: Recorded) -> Todo | None:
-    step = todo.step(event.step_id) if todo else None
-    if step is None or step.status in FINISHED_STEPS:
+    if todo is None or (step := todo.step(event.step_id)) is None or step.status in FINISHED_STEPS:
         return todo
     return _with_step(
         todo,
@@ -101,13 +100,13 @@ def _on_step_started(todo: Todo | None, event: StepStarted, record: Recorded) ->
     )
 
 
-def _finishing(todo: Todo | None, step_id: str, attempt: int) -> bool:
-    step = todo.step(step_id) if todo else None
+def _finishing(todo: Todo, step_id: str, attempt: int) -> bool:
+    step = todo.step(step_id)
     return step is not None and step.status == "in_progress" and step.attempt == attempt
 
 
 def _on_step_completed(todo: Todo | None, event: StepCompleted, record: Recorded) -> Todo | None:
-    if not _finishing(todo, event.step_id, event.attempt):
+    if todo is None or not _finishing(todo, event.step_id, event.attempt):
         return todo
     return _with_step(
         todo,
@@ -121,7 +120,7 @@ def _on_step_completed(todo: Todo | None, event: StepCompleted, record: Recorded
 
 
 def _on_step_failed(todo: Todo | None, event: StepFailed, record: Recorded) -> Todo | None:
-    if not _finishing(todo, event.step_id, event.attempt):
+    if todo is None or not _finishing(todo, event.step_id, event.attempt):
         return todo
     return _with_step(
         todo,
@@ -134,7 +133,7 @@ def _on_step_failed(todo: Todo | None, event: StepFailed, record: Recorded) -> T
 
 
 def _on_step_timed_out(todo: Todo | None, event: StepTimedOut, record: Recorded) -> Todo | None:
-    if not _finishing(todo, event.step_id, event.attempt):
+    if todo is None or not _finishing(todo, event.step_id, event.attempt):
         return todo
     return _with_step(
         todo,
@@ -146,15 +145,13 @@ def _on_step_timed_out(todo: Todo | None, event: StepTimedOut, record: Recorded)
 
 
 def _on_input_requested(todo: Todo | None, event: InputRequested, record: Recorded) -> Todo | None:
-    step = todo.step(event.step_id) if todo else None
-    if step is None or step.status != "completed":
+    if todo is None or (step := todo.step(event.step_id)) is None or step.status != "completed":
         return todo
     return _with_step(todo, event.step_id, status="pending", summary=event.message, completed_at=None)
 
 
 def _on_step_retried(todo: Todo | None, event: StepRetried, record: Recorded) -> Todo | None:
-    step = todo.step(event.step_id) if todo else None
-    if step is None or step.status != "failed":
+    if todo is None or (step := todo.step(event.step_id)) is None or step.status != "failed":
         return todo
     return _with_step(
         todo,
@@ -168,8 +165,7 @@ def _on_step_retried(todo: Todo | None, event: StepRetried, record: Recorded) ->
 
 
 def _on_step_skipped(todo: Todo | None, event: StepSkipped, record: Recorded) -> Todo | None:
-    step = todo.step(event.step_id) if todo else None
-    if step is None or step.status in FINISHED_STEPS:
+    if todo is None or (step := todo.step(event.step_id)) is None or step.status in FINISHED_STEPS:
         return todo
     return _with_step(todo, event.step_id, status="skipped", completed_at=record.envelope.occurred_at)
 

@@ -131,7 +131,8 @@ def _timeouts(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event
     return [
         StepTimedOut(run_id=state.run_id, step_id=step_id, attempt=step.attempt, timeout_s=step.timeout_s)
         for step_id, step in state.steps.items()
-        if step.deadline is not None and step.deadline <= now
+        # A deadline is set only for a started step with a time limit (StepState.deadline).
+        if step.deadline is not None and step.timeout_s is not None and step.deadline <= now
     ]
 
 
