@@ -57,7 +57,8 @@ ONE_ROOM_LABEL = {
 class SearchContext(Protocol):
     """What the search tools need from their caller: a pool whose connections return dict rows."""
 
-    pool: AsyncConnectionPool
+    @property
+    def pool(self) -> AsyncConnectionPool: ...
 
 
 @dataclass(frozen=True)

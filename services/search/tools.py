@@ -32,7 +32,7 @@ class SearchContext:
     """What tools get from the service: its read-model pool, the legal index built at start, and the
     LLM client (for tool choice where the rules are unsure)."""
 
-    pool: AsyncConnectionPool | None
+    pool: AsyncConnectionPool
     legal: LegalIndex | None
     llm: LlmClient | None = None
 

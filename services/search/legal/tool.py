@@ -26,7 +26,8 @@ LIMIT = 5
 
 
 class HasLegalIndex(Protocol):
-    legal: LegalIndex | None
+    @property
+    def legal(self) -> LegalIndex | None: ...
 
 
 async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
