@@ -77,20 +77,20 @@ def brokerage_fee(case: Case, rules: BrokerageRules, statutes: StatuteBook) -> S
     citations = [statutes.cite(ARTICLE, (5, 1, 4))]
     deposit, rent = _lease(case)
     sale_price = case.number("sale_price_manwon")
-    if deposit is None and sale_price is None:
+    if deposit is not None:
+        amount = lease_transaction_amount(deposit, rent or 0, rules.transaction_amount)
+        headline = _lease_headline(deposit, rent, amount, rules.transaction_amount)
+    elif sale_price is not None:
+        amount = TransactionAmount(sale_price, f"매매가 {sale_price:,.0f}")
+        price = won_text(sale_price)
+        headline = f"매매가 {price}이면 중개보수의 거래금액은 매매가 그대로 {price}입니다."
+    else:
         return StepResult(
             headline="보증금과 월세(매매면 매매가)를 알려 주시면 중개보수의 거래금액을 계산해 드립니다.",
             findings=[_rates_not_shipped()],
             citations=citations,
             questions=[Question(field="deposit_manwon", label="보증금", hint="예: 보증금 500에 월세 40")],
         )
-    if deposit is None:
-        amount = TransactionAmount(sale_price, f"매매가 {sale_price:,.0f}")
-        price = won_text(sale_price)
-        headline = f"매매가 {price}이면 중개보수의 거래금액은 매매가 그대로 {price}입니다."
-    else:
-        amount = lease_transaction_amount(deposit, rent or 0, rules.transaction_amount)
-        headline = _lease_headline(deposit, rent, amount, rules.transaction_amount)
     figures = [
         Figure(
             label="중개보수 거래금액",

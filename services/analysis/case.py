@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from services.housing.area import PYEONG_M2
 from services.housing.money import amounts_manwon
@@ -127,7 +127,7 @@ def stated_facts(dependency_results: dict[str, dict[str, Any]]) -> dict[str, Any
     return facts
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -143,16 +143,16 @@ def _comparable(row: Any, deal_type: str) -> Comparable | None:
     """A listing row counts when it is for `deal_type` (or carries no deal type) and has a price."""
     if not isinstance(row, dict) or row.get("deal_type") not in (None, deal_type):
         return None
-    low, high = row.get("price_min_manwon"), row.get("price_max_manwon")
-    if not (_is_number(low) or _is_number(high)):
+    # One figure of the two stands for both.
+    prices = [float(p) for p in (row.get("price_min_manwon"), row.get("price_max_manwon")) if _is_number(p)]
+    if not prices:
         return None
-    low = low if _is_number(low) else high
-    high = high if _is_number(high) else low
+    low, high = prices[0], prices[-1]
     return Comparable(
         listing_id=str(row.get("listing_id", row.get("name", "?"))),
         name=str(row.get("name", "")),
-        price_min=float(low),
-        price_max=float(high),
+        price_min=low,
+        price_max=high,
         area_min_m2=row.get("area_min_m2") if _is_number(row.get("area_min_m2")) else None,
         area_max_m2=row.get("area_max_m2") if _is_number(row.get("area_max_m2")) else None,
     )

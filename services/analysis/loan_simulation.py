@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Any
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
@@ -58,7 +59,9 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
     missing = missing_for_limit(p, region)
     rate, rate_note, rate_finding = rate_of(p, lending)
     term = p.term_years or lending.default_term.years
-    figures, findings, data = [], [], {}
+    figures: list[Figure] = []
+    findings: list[str] = []
+    data: dict[str, Any] = {}
     limit = borrower = None
     if p.price_manwon is not None and region and region.zone and p.house_count is not None:
         # The collateral side needs only price, place and houses; income and debts can only lower it.
@@ -73,7 +76,8 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
         data["limit_manwon"] = round(limit.amount_manwon)
         data["binding_constraint"] = limit.binding.name
     complete = limit is not None and not missing
-    principal = p.loan_manwon if p.loan_manwon is not None else (limit.amount_manwon if complete else None)
+    computed = limit.amount_manwon if limit is not None and complete else None
+    principal = p.loan_manwon if p.loan_manwon is not None else computed
     if principal:
         more, rows = payment_figures(principal, rate, term, rate_note)
         figures += more
@@ -93,7 +97,8 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
             findings.append(f"만기를 알려 주지 않아 {term}년으로 계산했습니다.")
     repayment_cap = None
     if limit is None and p.income_manwon:
-        repayment_cap = yearly_repayment_cap(p, stated_dsr(case.query) or lending.dsr.max_ratio)
+        ratio = stated_dsr(case.query) or lending.dsr.max_ratio
+        repayment_cap = yearly_repayment_cap(p.income_manwon, p.debt_monthly_manwon, ratio)
         figures.append(repayment_cap)
     barred = _barred(p, region, lending, day)
     if barred:
@@ -115,11 +120,11 @@ def stated_dsr(text: str) -> float | None:
     return float(found.group(1)) / 100 if found and 0 < float(found.group(1)) < 100 else None
 
 
-def yearly_repayment_cap(p: Profile, ratio: float) -> Figure:
+def yearly_repayment_cap(income_manwon: float, debt_monthly_manwon: float | None, ratio: float) -> Figure:
     """What DSR allows every loan together to cost a year: 연소득 × DSR − 기존 대출 연 상환액."""
-    debts = 12 * (p.debt_monthly_manwon or 0.0)
-    cap = max(0.0, p.income_manwon * ratio - debts)
-    basis = f"연소득 {p.income_manwon:,.0f}만원 × DSR {ratio:.0%}" + (
+    debts = 12 * (debt_monthly_manwon or 0.0)
+    cap = max(0.0, income_manwon * ratio - debts)
+    basis = f"연소득 {income_manwon:,.0f}만원 × DSR {ratio:.0%}" + (
         f" − 기존 대출 연 상환 {debts:,.0f}만원" if debts else ""
     )
     return Figure(label="DSR 연간 원리금 상한", value=round(cap), unit="만원", basis=basis)
@@ -244,6 +249,7 @@ def _headline(
         return _limit_headline(limit, borrower, region, p, missing)
     if repayment_cap is not None:
         yearly = repayment_cap.value
+        assert not isinstance(yearly, str)  # yearly_repayment_cap's figure is a sum of 만원
         return (
             f"DSR을 적용하면 1년에 갚을 수 있는 모든 대출의 원리금은 최대 {won_text(yearly)}"
             f"(월 {won_text(round(yearly / 12))})입니다: {repayment_cap.basis}."

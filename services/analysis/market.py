@@ -46,10 +46,10 @@ def market_analysis(case: Case) -> StepResult:
             findings=["검색 단계에서 같은 지역·유형·면적대의 단지를 더 찾으면 판단할 수 있습니다."],
         )
     size = case.size_m2()
-    per_pyeong = size is not None and all(c.price_per_pyeong for c in comparables)
-    if per_pyeong:
+    per_pyeong = [p for c in comparables if (p := c.price_per_pyeong)]
+    if size is not None and len(per_pyeong) == len(comparables):  # every comparable has its area
         value, unit_label = asked / (size / PYEONG_M2), "평당 가격"
-        sample = [c.price_per_pyeong for c in comparables]
+        sample = per_pyeong
         how = (
             f"호가 {asked:,.0f}만원 ÷ ({size:g}㎡ ÷ {PYEONG_M2}); "
             "비교 단지: 가격범위 중간값 ÷ 면적범위 중간값(평)"

@@ -10,6 +10,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict
 
 from services.analysis.dated import DatedRule, in_force
+from services.analysis.lending_rules import Zone
 
 
 class RegulatedAreas(DatedRule):
@@ -36,7 +37,7 @@ class Region:
     rule: str | None = None  # the designation that made it regulated (or not)
 
     @property
-    def zone(self) -> str | None:
+    def zone(self) -> Zone | None:
         """The lending rules' zone: regulated | capital (수도권 비규제) | other."""
         if self.regulated is None:
             return None

@@ -41,7 +41,7 @@ def roi_analysis(case: Case, rules: RuleBook) -> StepResult:
         notes.append("지역을 몰라 비조정지역 세율로 계산했습니다: 조정대상지역이면 중과세율이 더 높습니다.")
         questions.append(Question(field="region", label="주택 소재지 (시·구)"))
     tax = acquisition_tax(p.price_manwon, houses_after, regulated, rules.tax, day)
-    purchase, more_notes, more_questions = purchase_of(p, tax, rules)
+    purchase, more_notes, more_questions = purchase_of(p, p.price_manwon, tax, rules)
     scenarios = [scenario(purchase, g) for g in GROWTH_SCENARIOS]
     figures = [*cost_figures(purchase, tax, p, rules), *scenario_figures(purchase, scenarios)]
     findings = scenario_findings(purchase, scenarios) + notes + more_notes + tax_notes(p, rules)
@@ -55,9 +55,11 @@ def roi_analysis(case: Case, rules: RuleBook) -> StepResult:
 
 
 def purchase_of(
-    p: Profile, tax: AcquisitionTax, rules: RuleBook
+    p: Profile, price_manwon: float, tax: AcquisitionTax, rules: RuleBook
 ) -> tuple[Purchase, list[str], list[Question]]:
-    notes, questions = [], []
+    """The purchase the profile describes, at `price_manwon` (the profile's price, known by now)."""
+    notes: list[str] = []
+    questions: list[Question] = []
     if p.loan_manwon is None:
         notes.append("대출 금액을 알려 주지 않아 대출 없이(전액 자기자본) 계산했습니다.")
         questions.append(Question(field="loan_manwon", label="대출 금액 (없으면 0)", hint="예: 대출 4억"))
@@ -66,7 +68,7 @@ def purchase_of(
         notes.append(rate_note)
     holding = p.holding_annual_manwon
     if holding is None:
-        holding = p.price_manwon * rules.tax.holding.annual_rate_of_price
+        holding = price_manwon * rules.tax.holding.annual_rate_of_price
         notes.append(
             f"보유세는 시세의 연 {rules.tax.holding.annual_rate_of_price:.2%}로 가정했습니다 "
             f"({rules.tax.holding.basis}). {rules.tax.holding.note or ''}".strip()
@@ -75,11 +77,13 @@ def purchase_of(
     if p.holding_years is None:
         notes.append(f"보유 기간을 알려 주지 않아 {years}년 뒤 매도로 계산했습니다.")
     purchase = Purchase(
-        price_manwon=p.price_manwon,
+        price_manwon=price_manwon,
         acquisition_tax_manwon=tax.total_manwon,
         loan_manwon=p.loan_manwon or 0.0,
         rate=rate,
         term_years=p.term_years or rules.lending.default_term.years,
+        # The person's repayment_method is not checked against Method: schedule() repays one it does not
+        # know in full at the end of the term.
         method=p.method or "equal_payment",  # type: ignore[arg-type]
         deposit_manwon=p.deposit_manwon or 0.0,
         rent_monthly_manwon=p.rent_monthly_manwon or 0.0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tomllib
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -103,7 +104,7 @@ class RuleBook(_Rule):
 
     @classmethod
     def load(cls, directory: Path = RULES_DIR) -> RuleBook:
-        def read(name: str) -> dict:
+        def read(name: str) -> dict[str, Any]:
             return tomllib.loads((directory / f"{name}.toml").read_text(encoding="utf-8"))
 
-        return cls(**{name: read(name) for name in cls.model_fields})
+        return cls.model_validate({name: read(name) for name in cls.model_fields})

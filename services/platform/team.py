@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from opentelemetry.trace import Span
@@ -87,7 +87,7 @@ def team_subscription(team: Team, work: TeamWork) -> Subscription:
     """The durable consumer every replica of a team shares, filtered to that team's steps."""
 
     async def prepare(envelope: Envelope, started: Event) -> list[Envelope]:
-        return await answer_step(team, work, started, envelope)  # type: ignore[arg-type]
+        return await answer_step(team, work, cast(StepStarted, started), envelope)  # its event_type below
 
     async def record(ctx: HandlerContext) -> Outcome:
         return Outcome(ctx.prepared)
