@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -20,6 +21,9 @@ from pydantic import model_validator
 from contracts.results import Figure, StepResult
 from contracts.search import Audience, LoanProduct
 from contracts.values import Frozen
+from services.housing import household
+from services.housing.amounts import given_figures, read_amounts
+from services.housing.money import format_manwon as won_text
 from services.housing.text import topic_particle
 from services.platform.team import StepWork
 from services.search.listings import parse_entities
@@ -35,8 +39,10 @@ AUDIENCE_WORDS: dict[Audience, tuple[str, ...]] = {
 }
 JEONSE_WORDS, PURCHASE_WORDS = (
     ("전세", "전월세", "월세", "보증금"),
-    ("매매", "구입", "구매", "주담대", "LTV", "DSR"),
+    ("매매", "구입", "구매", "매수", "사려", "집 사", "주담대", "LTV", "DSR"),
 )
+# The programme families people name ("디딤돌 되나요?"): a question naming one is answered for it first.
+FAMILIES = ("디딤돌", "버팀목", "보금자리론")
 KIND_KO = {
     "jeonse_loan": "전세자금대출",
     "purchase_loan": "구입자금대출",
@@ -134,6 +140,38 @@ def select_entries(entries: list[LoanEntry], kinds: set[str], audiences: set[Aud
     return targeted + [e for e in fit if e not in targeted and "general" in e.audiences]
 
 
+@dataclass(frozen=True)
+class Applicant:
+    """What the question says of the person, in 만원: enough to rule a programme out, never in."""
+
+    income: int | None = None
+    price: int | None = None  # the home bought
+    deposit: int | None = None  # the 전세 deposit borrowed for
+    houses: int | None = None
+
+    @classmethod
+    def from_query(cls, query: str) -> Applicant:
+        amounts = read_amounts(query)
+        given = given_figures(amounts)
+        price = given.sale_price or next((a.manwon for a in amounts if a.role == "price" and a.fact), None)
+        return cls(given.income, price, given.deposit, household.houses(query)[0])
+
+
+def why_not(e: LoanEntry, who: Applicant) -> str | None:
+    """The programme's condition the person's own figures fail, in words; None when none does (or they
+    said too little to tell). A cap that depends on the region is taken at its most generous."""
+    g = e.eligibility
+    if who.income is not None and g.income_cap_manwon and who.income > g.income_cap_manwon:
+        return f"연소득 상한 {won_text(g.income_cap_manwon)}"
+    if who.houses is not None and g.house_count_max is not None and who.houses > g.house_count_max:
+        return "무주택 요건" if g.house_count_max == 0 else f"주택 {g.house_count_max}채 이하 요건"
+    for label, amount in (("주택가격 상한", who.price), ("임차보증금 상한", who.deposit)):
+        caps = [lim.value for lim in e.limits if lim.label.startswith(label) and lim.unit == "만원"]
+        if amount is not None and caps and amount > max(caps):
+            return f"{label} {won_text(max(caps))}"
+    return None
+
+
 def source_text(e: LoanEntry) -> str:
     until = e.effective_to.isoformat() if e.effective_to else "현재"
     return f"{e.source.title} ({e.source.date}); 시행 {e.effective_from}~{until}"
@@ -194,17 +232,25 @@ def terms_answer(book: LoanBook, query: str) -> str | None:
 
 
 def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) -> StepResult:
-    chosen = select_entries(
+    candidates = select_entries(
         current_programs(today, book), wanted_kinds(deal_type, query), audiences_in(query)
     )
+    who = Applicant.from_query(query)
+    ruled_out = {e.id: reason for e in candidates if (reason := why_not(e, who))}
+    chosen = [e for e in candidates if e.id not in ruled_out]
     findings = [
         *ended_mentions(book.entries, query, today),
         *(entry_sentence(e) for e in chosen),
+        *_ruled_out_sentence([e for e in candidates if e.id in ruled_out], ruled_out),
         f"대출 조건은 {book.as_of} 기준 공개 자료이며, 실제 한도·금리는 심사로 정해집니다.",
     ]
     programmes = [e for e in chosen if e.kind.endswith("_loan")]
-    headline = terms_answer(book, query) or (
-        f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(chosen) - len(programmes)}건"
+    headline = (
+        terms_answer(book, query)
+        or family_answer(candidates, ruled_out, query)
+        or (
+            f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(chosen) - len(programmes)}건"
+        )
     )
     return StepResult(
         headline=headline,
@@ -212,6 +258,34 @@ def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) 
         figures=[f for e in chosen for f in entry_figures(e)],
         data={"loan_products": [e.model_dump(mode="json") for e in chosen]},
     )
+
+
+def family_answer(candidates: list[LoanEntry], ruled_out: dict[str, str], query: str) -> str | None:
+    """The verdict on the programmes the question names by family: which its figures rule out and why,
+    and which nothing said rules out (the lender still checks the rest)."""
+    named = [e for e in candidates if any(f in query and f in e.name for f in FAMILIES)]
+    if not named:
+        return None
+    out = [e for e in named if e.id in ruled_out]
+    fit = [e for e in named if e.id not in ruled_out]
+    said = []
+    if out:
+        reasons = ", ".join(f"{e.name}({ruled_out[e.id]})" for e in out)
+        said.append(f"말씀하신 조건으로는 {reasons}을 받을 수 없습니다.")
+    if fit:
+        names = ", ".join(e.name for e in fit)
+        said.append(
+            f"{names}{topic_particle(names)} 말씀하신 내용으로 막히는 요건은 없고, 소득·자산·주택 수 등 "
+            "나머지 자격은 심사에서 확인합니다."
+        )
+    return " ".join(said)
+
+
+def _ruled_out_sentence(entries: list[LoanEntry], reasons: dict[str, str]) -> list[str]:
+    if not entries:
+        return []
+    named = ", ".join(f"{e.name}({reasons[e.id]})" for e in entries)
+    return [f"말씀하신 조건으로는 쓸 수 없는 상품: {named}."]
 
 
 def _today(ctx: Any) -> date:

@@ -129,3 +129,18 @@ def test_a_rule_asked_about_is_answered_by_what_it_means(book: LoanBook) -> None
     assert terms_answer(book, "LTV 70%면 얼마까지 빌려요?") is None  # a figure asked, not a meaning
     result = loan_result(book, "DTI가 무슨 뜻이에요?", None, TODAY)
     assert result.headline.startswith("DTI(총부채상환비율)는 연소득 대비")
+
+
+def test_the_persons_own_figures_rule_programmes_out_and_say_why(book: LoanBook) -> None:
+    # loan_programs.json: 버팀목 전세자금대출 임차보증금 상한 3억원 (수도권; 2억원 elsewhere: the larger cap is
+    # taken, so 3억 5천 is over both); 디딤돌 needs 무주택 (house_count_max 0); 디딤돌 주택가격 상한 5억원
+    jeonse = loan_result(book, "전세 3억 5천 버팀목 되나요? 연소득 4천", None, TODAY)
+    assert jeonse.headline.startswith("말씀하신 조건으로는 버팀목 전세자금대출(임차보증금 상한 3억원)")
+    owner = loan_result(book, "1주택자인데 디딤돌 되나요", None, TODAY)
+    assert "내집마련 디딤돌 대출(무주택 요건)" in owner.headline and "받을 수 없습니다" in owner.headline
+    pricey = loan_result(book, "연봉 6천 무주택인데 9억 아파트 사려면 디딤돌 돼요?", None, TODAY)
+    assert "내집마련 디딤돌 대출(주택가격 상한 5억원)" in pricey.headline
+    # a programme ruled out shows none of its figures; one the person's words do not rule out stays
+    assert not any(f.label.startswith("내집마련 디딤돌 대출") for f in pricey.figures)
+    fits = loan_result(book, "연봉 4천 무주택 5억 집 디딤돌 가능?", None, TODAY)
+    assert fits.headline.startswith("내집마련 디딤돌 대출") and "막히는 요건은 없고" in fits.headline
