@@ -45,9 +45,6 @@ class Increase:
     current: float
     asked: float | None
 
-    def ratio(self) -> float | None:
-        return (self.asked - self.current) / self.current if self.asked is not None else None
-
 
 # What is now and what is asked, per kind: a run's answers (named as the input form names them), then
 # the amounts by role the person gave (QueryEntities).
@@ -155,45 +152,45 @@ def increase_figures(inc: Increase, rules: LeaseRules) -> tuple[list[Figure], li
             source=source,
         ),
     ]
-    ratio = inc.ratio()
-    if ratio is None:
+    asked = inc.asked
+    if asked is None:
         return figures, [
             f"현재 {inc.what} {won_text(inc.current)}에서 올릴 수 있는 최대는 {won_text(legal_max)}입니다."
         ]
-    raise_by = inc.asked - inc.current
+    ratio, raise_by = (asked - inc.current) / inc.current, asked - inc.current
     figures[:0] = [
         Figure(
             label=f"요구 인상률 ({inc.what})",
             value=round(ratio * 100, 2),
             unit="%",
-            basis=f"({_n(inc.asked)} − {_n(inc.current)}) ÷ {_n(inc.current)} × 100",
+            basis=f"({_n(asked)} − {_n(inc.current)}) ÷ {_n(inc.current)} × 100",
         ),
         Figure(
             label=f"요구 인상액 ({inc.what})",
             value=round(raise_by, 2),
             unit="만원",
-            basis=f"{_n(inc.asked)} − {_n(inc.current)} = {won_text(raise_by)}",
+            basis=f"{_n(asked)} − {_n(inc.current)} = {won_text(raise_by)}",
         ),
     ]
     if ratio <= cap + 1e-9:
         return figures, [
             f"요구한 {won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%} 이내라 요구할 수 있으며, "
-            f"요구한 {inc.what} {won_text(inc.asked)}은 상한 {won_text(legal_max)} 안입니다."
+            f"요구한 {inc.what} {won_text(asked)}은 상한 {won_text(legal_max)} 안입니다."
         ]
-    excess = inc.asked - legal_max
+    excess = asked - legal_max
     figures.append(
         Figure(
             label=f"상한 초과분 ({inc.what})",
             value=round(excess, 2),
             unit="만원",
-            basis=f"{_n(inc.asked)} − {_n(legal_max)} = {won_text(excess)}",
+            basis=f"{_n(asked)} − {_n(legal_max)} = {won_text(excess)}",
         )
     )
     # The verdict names what was asked as a total beside the most that may be: "요구한 5억 5,000만원이
     # 아니라 최대 5억 2,500만원".
     return figures, [
         f"{won_text(raise_by)} 인상({ratio:.1%})은 법정 상한 {cap:.0%}를 넘어 요구할 수 없고, {inc.what}은 "
-        f"요구한 {won_text(inc.asked)}이 아니라 최대 {won_text(legal_max)}"
+        f"요구한 {won_text(asked)}이 아니라 최대 {won_text(legal_max)}"
         f"({won_text(legal_max - inc.current)} 인상)까지입니다.",
         f"상한을 넘는 {won_text(excess)}은 거절할 수 있습니다(제7조②, 시행령 제8조①).",
     ]
@@ -257,8 +254,7 @@ def since_last_increase(case: Case) -> Elapsed | None:
     since = _months_between(
         date.fromisoformat(last), date.fromisoformat(case.text("as_of") or date.today().isoformat())
     )
-    event = "increase" if case.text("last_increase_date") else "contract"
-    return Elapsed(event, float(since), False, last)
+    return Elapsed("increase" if case.text("last_increase_date") else "contract", float(since), False, last)
 
 
 def one_year_finding(case: Case, rules: LeaseRules) -> str:

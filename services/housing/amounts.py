@@ -285,7 +285,10 @@ def bounds_text(deal_type: str | None, price: Bounds, monthly_rent: Bounds) -> s
 def _range_text(b: Bounds) -> str:
     if b.low is not None and b.high is not None:
         return format_manwon(b.low) if b.low == b.high else f"{format_manwon(b.low)}~{format_manwon(b.high)}"
-    return f"{format_manwon(b.high)} 이하" if b.high is not None else f"{format_manwon(b.low)} 이상"
+    if b.high is not None:
+        return f"{format_manwon(b.high)} 이하"
+    assert b.low is not None  # bounds_text leaves out a range with neither end
+    return f"{format_manwon(b.low)} 이상"
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,9 @@ class ClauseRule:
         if self.months_under is None:
             return False
         months = clause_term_months(clause)
-        return bool(months) and months < self.months_under
+        if not months:  # no term stated (or none of 0 months)
+            return False
+        return months < self.months_under
 
 
 @cache

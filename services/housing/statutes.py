@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def citation(article: StatuteArticle, shown: str, paragraph: int | None, said: s
         article=article.number,
         title=article.title,
         text=shown,
-        enforcement_date=article.enforcement_date,  # an ISO date, parsed by the model
+        enforcement_date=date.fromisoformat(article.enforcement_date) if article.enforcement_date else None,
         paragraph=paragraph,
         quote=said,
     )

@@ -10,7 +10,7 @@ The strategy follows from those dependencies; the estimate is the critical path.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from contracts.entities import PropertyType, QueryEntities
@@ -315,8 +315,8 @@ def _analysis_for(named: set[Topic], intent: IntentType | None) -> str:
     for topic in _ANALYSIS_OF_TOPIC:
         if topic in named:
             return _ANALYSIS_OF_TOPIC[topic]
-    topic = _TOPIC_OF_INTENT.get(intent) if intent else None
-    return _ANALYSIS_OF_TOPIC.get(topic, "analyze-market") if topic else "analyze-market"
+    intent_topic = _TOPIC_OF_INTENT.get(intent) if intent else None
+    return _ANALYSIS_OF_TOPIC.get(intent_topic, "analyze-market") if intent_topic else "analyze-market"
 
 
 def _about_jeonse(text: str, entities: QueryEntities) -> bool:
@@ -496,9 +496,9 @@ def _legal_task(query: str, intent: IntentType) -> str:
 def _loan_task(query: str) -> str:
     product = next((name for pattern, name in _LOAN_PRODUCTS if re.search(pattern, query)), "주택 관련 대출")
     aspects = [
-        name or re.search(pattern, query, re.IGNORECASE)[0].upper()  # type: ignore[index]
+        name or found[0].upper()
         for pattern, name in _LOAN_ASPECTS
-        if re.search(pattern, query, re.IGNORECASE)
+        if (found := re.search(pattern, query, re.IGNORECASE))
     ]
     return f"{product} {'·'.join(aspects) or '상품·조건'} 조회"
 
@@ -546,7 +546,7 @@ def _lease_task(entities: QueryEntities, after_search: bool) -> str:
 
 
 def build_steps(
-    kinds: list[StepKind], query: str, entities: QueryEntities, intent: Intent, extra: dict[str, object]
+    kinds: list[StepKind], query: str, entities: QueryEntities, intent: Intent, extra: Mapping[str, object]
 ) -> list[PlanStep]:
     """Steps of the given kinds; `query` goes into the inputs as the person wrote it."""
     planned = {kind.step_id for kind in kinds}
@@ -574,7 +574,7 @@ def make_step(
     depends_on: list[str],
     query: str,
     entities: QueryEntities,
-    extra: dict[str, object] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> PlanStep:
     """A step with the house's inputs: the query, its focus list and the entities, plus `extra`."""
     inputs = {

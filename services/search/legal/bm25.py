@@ -30,10 +30,10 @@ class BM25:
         norm = k1 * (1 - b + b * lengths / max(lengths.mean(), 1.0))
         by_term: dict[str, tuple[list[int], list[float]]] = {}
         for doc, terms in enumerate(documents):
-            for term, tf in Counter(terms).items():
+            for term, count in Counter(terms).items():
                 docs, tfs = by_term.setdefault(term, ([], []))
                 docs.append(doc)
-                tfs.append(tf)
+                tfs.append(count)
         self.postings: dict[str, Posting] = {}
         for term, (docs, tfs) in by_term.items():
             idx, tf = np.array(docs), np.array(tfs, dtype=np.float64)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from services.search.legal.articles import Article
 from services.search.legal.terms import text_hash
@@ -50,7 +51,7 @@ class DenseConfig:
         return text[: self.passage_chars]
 
 
-def unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
+def unit_rows(vectors: ArrayLike) -> np.ndarray:
     matrix = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     return matrix / np.where(norms == 0, 1.0, norms)
@@ -103,7 +104,7 @@ async def corpus_vectors(
         )
         for i, vector in zip(chunk, embedded, strict=True):
             vectors[i] = vector
-    return unit_rows(vectors)
+    return unit_rows([v for v in vectors if v is not None])  # every one, by now
 
 
 async def _store(

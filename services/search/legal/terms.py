@@ -86,7 +86,7 @@ def corpus_terms(
     texts = [field_texts(a)[f] for f in FIELDS for a in articles]
     terms = analyse_texts(texts, analyzer, memo)
     n = len(articles)
-    return {f: terms[i * n : (i + 1) * n] for i, f in enumerate(FIELDS)}
+    return {f: [*terms[i * n : (i + 1) * n]] for i, f in enumerate(FIELDS)}
 
 
 async def load_stored_terms(conn: Any, articles: Sequence[Article], version: str) -> FieldTerms:
