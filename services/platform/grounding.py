@@ -16,7 +16,8 @@ def numbers_within(line: str, source: str) -> bool:
 
 def lines_within(text: str, source: str) -> tuple[str, list[str]]:
     """The text without its lines that quote a number the source lacks, and those lines."""
-    kept, dropped = [], []
+    kept: list[str] = []
+    dropped: list[str] = []
     for line in text.splitlines():
         (kept if numbers_within(line, source) else dropped).append(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip(), dropped
