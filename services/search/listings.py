@@ -27,11 +27,14 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.entities import QueryEntities
 from contracts.results import Figure, ListingRow, StepResult
 from services.housing.amounts import Bounds, bounds_text
+from services.housing.money import format_manwon as won_text
 from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, named_as_word
+from services.housing.text import topic_particle
 from services.platform.team import StepWork
 
 SNAPSHOT_DATE = "2025-10-08"
 SNAPSHOT_SOURCE = f"매물 스냅샷 {SNAPSHOT_DATE} (호가)"
+SNAPSHOT_CAVEAT = f"{SNAPSHOT_DATE} 매물 스냅샷의 호가(요청 가격)이며 실제 계약가격(실거래가)이 아닙니다."
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
 COMPLEX_TYPES = ("apartment", "officetel")
 TYPE_KO = {
@@ -351,14 +354,18 @@ def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> Ste
     unit = "곳" if f.complex_types else "건"
     # Without a deal kind every complex counts, listed or not; with one, only those listing it.
     what = "매물이 있는 단지" if f.complex_types and f.deal_type else "단지" if f.complex_types else "매물"
-    headline = f"{describe(f)} {what}는 {total:,}{unit}입니다"
+    asked = asked_prices(f)
+    # The bounds asked are part of what is counted: "잠실동 아파트 전세 8억원 이하 매물이 있는 단지는 2곳"
+    scope = " ".join(filter(None, (describe(f), asked)))
+    headline = f"{scope} {what}{topic_particle(what)} {total:,}{unit}입니다"
+    cheapest = rows[0].price_min_manwon if rows and not f.offset else None
+    if cheapest is not None and f.price_asked and f.deal_type in ("sale", "jeonse"):
+        headline += f": 가장 낮은 호가는 {rows[0].name} {won_text(cheapest)}"
     if rows and (len(rows) < total or f.offset):
         first = f"{f.offset + 1}번째부터 " if f.offset else ""
         headline += f". 그중 {first}{len(rows)}{unit}을 보여 드립니다"
     headline += "."
-    findings = [f"{SNAPSHOT_DATE} 매물 스냅샷의 호가 기준이며 실거래가가 아닙니다.", _sort_note(f)]
-    if asked := asked_prices(f):
-        findings.insert(0, f"검색 조건: {asked}")
+    findings = [SNAPSHOT_CAVEAT, _sort_note(f)]
     if f.unsupported_types:
         missing = "·".join(TYPE_KO.get(t, t) for t in f.unsupported_types)
         findings.append(f"{missing} 매물은 데이터에 없습니다 (아파트·오피스텔 단지와 원룸만 있음).")

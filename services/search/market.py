@@ -42,6 +42,7 @@ from services.search.listings import (
     COMPLEX_PRICE,
     DEAL_KO,
     ONE_ROOM_AREA,
+    SNAPSHOT_CAVEAT,
     SNAPSHOT_DATE,
     SNAPSHOT_SOURCE,
     TYPE_KO,
@@ -345,11 +346,11 @@ def market_result(stats: MarketStats) -> StepResult:
     if not stats.regions:
         return StepResult(
             headline=f"{stats.scope}: 가격 자료가 있는 곳이 없습니다.",
-            findings=[_basis_note(stats)],
+            findings=_basis_notes(stats),
             data={"market_stats": stats.model_dump(mode="json")},
         )
     figures = [fig for r in stats.regions for fig in _region_figures(stats, r, deal, unit)]
-    findings = [_basis_note(stats), *(_region_sentence(stats, r, deal) for r in stats.regions)]
+    findings = [*_basis_notes(stats), *(_region_sentence(stats, r, deal) for r in stats.regions)]
     if len(stats.regions) >= 2:
         figures.append(_comparison_figure(stats, deal, unit))
         findings.append(_comparison_sentence(stats.regions[0], stats.regions[1], deal, names))
@@ -395,17 +396,18 @@ def _counted(stats: MarketStats, r: RegionMarket) -> str:
     return f"{r.places:,}곳 중"
 
 
-def _basis_note(stats: MarketStats) -> str:
+def _basis_notes(stats: MarketStats) -> list[str]:
     if stats.basis == "contract":
-        return (
+        return [
             f"국토교통부 실거래가(계약가격) 기준입니다: {stats.window_from} 초과 ~ {stats.window_to} 계약, "
             "해제된 거래는 제외했습니다. 평당 가격은 전용면적 기준입니다."
-        )
-    return (
-        f"{SNAPSHOT_DATE} 매물 스냅샷의 호가(요청 가격) 범위이며 실제 계약가격(실거래가)이 아닙니다. "
+        ]
+    # the listing tool says the same caveat in the same words, so an answer with both says it once
+    return [
+        SNAPSHOT_CAVEAT,
         "최저·최고 호가는 단지 호가 범위의 끝값, 중앙값은 단지별 호가 범위 중간값의 중앙값, "
-        "평당 가격은 대표 공급면적 기준입니다."
-    )
+        "평당 가격은 대표 공급면적 기준입니다.",
+    ]
 
 
 def _region_figures(stats: MarketStats, r: RegionMarket, deal: str, unit: str) -> list[Figure]:

@@ -85,10 +85,17 @@ TOOLS = (
 _COUNT_ASKED = re.compile(r"몇\s*(?:개|곳|군데|단지|건)|개수|(?:단지|매물)\s*수(?![가-힣])")
 
 
+# A question whether there are listings within bounds ("8억 이하로 있어요?", "5억 이하 찾아줘").
+_LISTINGS_ASKED = re.compile(r"있(?:어요|나요|을까|는지|나|어\?|습니까)|찾아|구해|나와\s*있")
+_BOUND_KEYS = ("price_max_manwon", "price_min_manwon", "monthly_rent_max_manwon", "monthly_rent_min_manwon")
+
+
 def answering_first(step: StepWork, names: list[str]) -> list[str]:
     """The tools in the order their headlines should lead the step's answer: as chosen, except that a
-    count asked for puts the listing total first."""
-    if "listing_search" in names and _COUNT_ASKED.search(f"{step.query} {step.task}"):
+    count asked for, or listings asked for within a price bound, puts the listing total first."""
+    bounded = any(step.entities.get(key) is not None for key in _BOUND_KEYS)
+    asks_listings = bounded and _LISTINGS_ASKED.search(step.query)
+    if "listing_search" in names and (_COUNT_ASKED.search(f"{step.query} {step.task}") or asks_listings):
         return ["listing_search", *(n for n in names if n != "listing_search")]
     return names
 
