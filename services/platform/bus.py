@@ -16,7 +16,7 @@ from typing import Any
 
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
-from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
+from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, StreamInfo
 from nats.js.errors import NotFoundError
 
 from contracts.subjects import stream_subjects
@@ -72,7 +72,7 @@ async def connect(url: str, name: str, first_connect_s: float = 5.0) -> NATS:
         url.split(","),
         name=name,
         max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
+        reconnect_time_wait=0.5,  # type: ignore[arg-type]  # annotated int; it is a sleep, so a float
         error_cb=on_error,
         disconnected_cb=on_disconnect,
         reconnected_cb=on_reconnect,
@@ -98,10 +98,11 @@ def stream_config(settings: InfraSettings) -> StreamConfig:
     )
 
 
-async def ensure_stream(js: JetStreamContext, settings: InfraSettings) -> None:
-    """Create the events stream if it is missing (first start, or NATS lost its storage)."""
+async def ensure_stream(js: JetStreamContext, settings: InfraSettings) -> StreamInfo:
+    """The events stream, created if it is missing (first start, or NATS lost its storage)."""
     try:
-        await js.stream_info(settings.stream_name)
+        return await js.stream_info(settings.stream_name)
     except NotFoundError:
-        await js.add_stream(stream_config(settings))
+        info = await js.add_stream(stream_config(settings))
         log.info("created stream %s", settings.stream_name)
+        return info

@@ -65,8 +65,9 @@ from contracts.subjects import filter_for
 from services.platform import telemetry
 from services.platform.bus import ConsumerPolicy, ensure_stream
 from services.platform.deadletters import park
-from services.platform.eventstore import ConcurrencyError, EventStore, append_in
-from services.platform.outages import backoff, is_outage, store_answers
+from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
+from services.platform.outages import backoff, is_outage, store_answers, url_of
+from services.platform.publisher import Announcer
 from services.platform.settings import InfraSettings
 
 log = logging.getLogger("jipsa.consumer")
@@ -128,6 +129,7 @@ class Consumer:
         self.sub, self.pool, self.js, self.settings = subscription, pool, js, settings
         self.policy = policy or ConsumerPolicy.from_infra()
         self.store = EventStore(pool)
+        self.announce = Announcer(js, settings)
         self.durable = f"{settings.namespace}-{subscription.consumer}"
         self.stop = asyncio.Event()  # `run`'s; a message handled outside `run` waits out outages for ever
 
@@ -166,17 +168,37 @@ class Consumer:
                 await _wait(stop, delay)
 
     async def _fetch_loop(self, pull: JetStreamContext.PullSubscription, stop: asyncio.Event) -> None:
+        """Fetch while earlier messages are being handled, each in a task of its own, so one slow message
+        holds only itself; at most max_ack_pending at once (what the server would hand out anyway)."""
         clock = asyncio.get_running_loop().time
         sampled_at = clock() - LAG_SAMPLE_S
-        while not stop.is_set():
-            if clock() - sampled_at >= LAG_SAMPLE_S:
-                await self._sample_lag()
-                sampled_at = clock()
-            try:
-                msgs = await pull.fetch(self.policy.fetch_batch, timeout=1.0)
-            except TimeoutError:  # nats' own, or asyncio's on some server versions (seen with 2.9)
-                continue
-            await asyncio.gather(*(self.handle_message(m) for m in msgs))
+        handling: set[asyncio.Task[Result]] = set()
+        try:
+            while not stop.is_set():
+                if clock() - sampled_at >= LAG_SAMPLE_S:
+                    await self._sample_lag()
+                    sampled_at = clock()
+                free = self.policy.max_ack_pending - len(handling)
+                if free <= 0:
+                    await asyncio.wait(handling, return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                try:
+                    msgs = await pull.fetch(min(free, self.policy.fetch_batch), timeout=1.0)
+                except TimeoutError:  # nats' own, or asyncio's on some server versions (seen with 2.9)
+                    continue
+                for msg in msgs:
+                    task = asyncio.create_task(self.handle_message(msg))
+                    handling.add(task)
+                    task.add_done_callback(handling.discard)
+                    task.add_done_callback(self._settled)
+        finally:  # stopped or the bus lost: what was fetched is still handled (or waits out its outage)
+            await asyncio.gather(*handling, return_exceptions=True)
+
+    def _settled(self, task: asyncio.Task[Result]) -> None:
+        """A delivery whose ack, nak or term could not reach NATS: it comes back after ack_wait; the fetch
+        that follows meets the same outage and `run` binds again."""
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.warning("%s: delivery ended with %s: %s", self.durable, type(error).__name__, error)
 
     async def _sample_lag(self) -> None:
         """One request every few seconds, busy or idle: it samples the consumer's lag, and it is how a
@@ -250,7 +272,7 @@ class Consumer:
         for delay in backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S):
             if await _wait(self.stop, delay):
                 raise _StoppedInOutage
-            if await store_answers(self.pool.conninfo):
+            if await store_answers(url_of(self.pool)):
                 log.info("%s: store answers after %.1f s; handling again", self.durable, clock() - began)
                 return
 
@@ -273,10 +295,13 @@ class Consumer:
                     outcome = await self.sub.handler(
                         HandlerContext(conn, self.store, envelope, event, delivery, prepared)
                     )
+                    appended: list[Recorded] = []
                     if outcome:
                         # Re-parented on this handler's span: the next consumer's span becomes its child.
                         events = telemetry.with_current_trace(outcome.events)
-                        await append_in(conn, events, expected_version=outcome.expected_version)
+                        appended = await append_in(conn, events, expected_version=outcome.expected_version)
+                if appended:  # committed: the next consumers hear of it now, not when the relay wakes
+                    await self.announce(appended)
                 return "handled"
             except ConcurrencyError:
                 if race == DECISION_RACES - 1:

@@ -27,11 +27,10 @@ moved since it was read (the supervisor's optimistic concurrency).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
-from uuid import UUID
+from typing import Any, cast
 
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
@@ -71,6 +70,12 @@ EVENT_COLUMNS = (
 )
 
 
+async def rows_of(conn: AsyncConnection[Any], sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+    """The rows of a query as dicts: every pool here is opened with `dict_row` (db.open_pool)."""
+    cur = await conn.execute(sql, params)
+    return cast(list[dict[str, Any]], await cur.fetchall())
+
+
 def recorded_from_row(row: dict[str, Any]) -> Recorded:
     envelope = Envelope(
         event_id=row["event_id"],
@@ -83,15 +88,30 @@ def recorded_from_row(row: dict[str, Any]) -> Recorded:
     return Recorded(row["position"], row["stream_version"], row["recorded_at"], envelope)
 
 
+Announce = Callable[[Sequence[Recorded]], Awaitable[None]]
+
+
 class EventStore:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    """The store's reads and appends over a pool. `announce`, when given, is told of what an append
+    committed, right after the commit (publisher.Announcer: the bus hears of it without the relay)."""
+
+    def __init__(self, pool: AsyncConnectionPool, announce: Announce | None = None) -> None:
         self.pool = pool
+        self.announce = announce
 
     async def append(
         self, events: Sequence[Envelope], *, expected_version: int | None = None
     ) -> list[Recorded]:
-        async with self.pool.connection() as conn, conn.transaction():
-            return await append_in(conn, events, expected_version=expected_version)
+        async with self.pool.connection() as conn:
+            # One statement is its own transaction: no BEGIN and COMMIT round trips around it.
+            await conn.set_autocommit(True)
+            try:
+                recorded = await append_in(conn, events, expected_version=expected_version)
+            finally:
+                await conn.set_autocommit(False)
+        if self.announce is not None:
+            await self.announce(recorded)
+        return recorded
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
         async with self.pool.connection() as conn:
@@ -111,136 +131,89 @@ class EventStore:
 
     async def head(self) -> int:
         async with self.pool.connection() as conn:
-            row = await (
-                await conn.execute("SELECT coalesce(max(position), 0) AS head FROM events")
-            ).fetchone()
-            return row["head"]
+            (row,) = await rows_of(conn, "SELECT coalesce(max(position), 0) AS head FROM events", ())
+            return int(row["head"])
 
     async def _select(self, sql: str, params: tuple[Any, ...]) -> list[Recorded]:
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute(sql, params)).fetchall()
-            return [recorded_from_row(r) for r in rows]
+            return [recorded_from_row(r) for r in await rows_of(conn, sql, params)]
 
 
-async def read_all_in(conn: AsyncConnection, after_position: int = 0, limit: int = 1000) -> list[Recorded]:
+async def read_all_in(
+    conn: AsyncConnection[Any], after_position: int = 0, limit: int = 1000
+) -> list[Recorded]:
     """Read the log inside the caller's transaction (a projector reads and checkpoints in one)."""
-    cur = await conn.execute(
+    rows = await rows_of(
+        conn,
         f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
         (after_position, limit),
     )
-    return [recorded_from_row(r) for r in await cur.fetchall()]
+    return [recorded_from_row(r) for r in rows]
 
 
-async def read_stream_in(conn: AsyncConnection, stream_id: str, after_version: int = 0) -> list[Recorded]:
+async def read_stream_in(
+    conn: AsyncConnection[Any], stream_id: str, after_version: int = 0
+) -> list[Recorded]:
     """One stream in version order, inside the caller's transaction (a decision reads and appends in one)."""
-    cur = await conn.execute(
+    rows = await rows_of(
+        conn,
         f"SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %s AND stream_version > %s"
         " ORDER BY stream_version",
         (stream_id, after_version),
     )
-    return [recorded_from_row(r) for r in await cur.fetchall()]
+    return [recorded_from_row(r) for r in rows]
 
 
 async def append_in(
-    conn: AsyncConnection, events: Sequence[Envelope], *, expected_version: int | None = None
+    conn: AsyncConnection[Any], events: Sequence[Envelope], *, expected_version: int | None = None
 ) -> list[Recorded]:
-    """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit)."""
+    """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit).
+
+    One round trip: `jipsa_append` (infra/migrations/versions/0007_append_function.py) takes the lock,
+    then reads and inserts in statements of its own, each with a snapshot taken after the lock, so
+    it sees the commit of the appender before us."""
     if not events:
         return []
     streams = {e.stream_id for e in events}
+    if expected_version is not None and len(streams) != 1:
+        raise ValueError("expected_version applies to one stream; got events for several")
     attributes = {"db.system.name": "postgresql", "jipsa.store.events": len(events)}
     attributes["jipsa.stream_id"] = next(iter(streams)) if len(streams) == 1 else f"{len(streams)} streams"
     with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span:
-        # Its own statement: a statement's snapshot is taken before it runs, so reads in the
-        # statement that waited for the lock would not see the commit of the appender before us.
-        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK_KEY,))
-        ids = [e.event_id for e in events]
-        stored_ids, versions = await _stored_ids_and_versions(conn, ids, streams)
-        already = await _read_ids(conn, stored_ids) if stored_ids else {}
-        fresh = [e for e in events if e.event_id not in already]
+        rows = await rows_of(
+            conn,
+            "SELECT * FROM jipsa_append(%s::uuid[], %s::text[], %s::text[], %s::int[], %s::text[],"
+            " %s::text[], %s::text[], %s::int, %s::bigint, %s::text)",
+            (
+                [e.event_id for e in events],
+                [e.stream_id for e in events],
+                [e.event_type for e in events],
+                [e.schema_version for e in events],
+                [e.correlation_id for e in events],
+                [json.dumps(e.data, ensure_ascii=False) for e in events],
+                [json.dumps(e.metadata(), ensure_ascii=False) for e in events],
+                expected_version,
+                APPEND_LOCK_KEY,
+                NOTIFY_CHANNEL,
+            ),
+        )
+        if rows and rows[-1]["position"] is None:
+            moved = rows[-1]
+            raise ConcurrencyError(moved["stream_id"], expected_version or 0, moved["stream_version"])
+        given = {e.event_id: e for e in events}
+        by_id = {r["event_id"]: _recorded(r, given) for r in rows}
+        fresh = [given[r["event_id"]] for r in rows if r["fresh"]]
         span.set_attribute("jipsa.store.appended", len(fresh))
-        if not fresh:
-            return [already[i] for i in ids]
-        if expected_version is not None:
-            _check_expected(fresh, versions, expected_version)
-        appended = await _insert(conn, fresh, versions)
     # Counted here, the one place every append of every process passes (consumers, the gateway, the
     # supervisor's timers), and only for events new to the store. The price: a transaction rolled back
     # after this point (a lost race later in a timer's batch, a failed commit) has been counted; rare,
     # and the store, not a dashboard, is the record of what happened.
     telemetry.record_appended(fresh)
-    by_id = {**already, **{r.envelope.event_id: r for r in appended}}
-    return [by_id[i] for i in ids]
+    return [by_id[e.event_id] for e in events]
 
 
-def _check_expected(events: Sequence[Envelope], versions: dict[str, int], expected: int) -> None:
-    streams = {e.stream_id for e in events}
-    if len(streams) != 1:
-        raise ValueError("expected_version applies to one stream; got events for several")
-    (stream_id,) = streams
-    if versions[stream_id] != expected:
-        raise ConcurrencyError(stream_id, expected, versions[stream_id])
-
-
-async def _stored_ids_and_versions(
-    conn: AsyncConnection, ids: list[UUID], streams: set[str]
-) -> tuple[list[UUID], dict[str, int]]:
-    """One round trip: which of these events are stored already, and each stream's current version."""
-    cur = await conn.execute(
-        """
-        SELECT event_id::text AS key, 0 AS version, true AS stored FROM events WHERE event_id = ANY(%s)
-        UNION ALL
-        SELECT stream_id, max(stream_version), false FROM events WHERE stream_id = ANY(%s) GROUP BY stream_id
-        """,
-        (ids, list(streams)),
-    )
-    rows = await cur.fetchall()
-    found = {r["key"]: r["version"] for r in rows if not r["stored"]}
-    return [UUID(r["key"]) for r in rows if r["stored"]], {s: found.get(s, 0) for s in streams}
-
-
-async def _read_ids(conn: AsyncConnection, ids: list[UUID]) -> dict[UUID, Recorded]:
-    cur = await conn.execute(f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ANY(%s)", (ids,))
-    return {r["event_id"]: recorded_from_row(r) for r in await cur.fetchall()}
-
-
-async def _insert(
-    conn: AsyncConnection, events: Sequence[Envelope], versions: dict[str, int]
-) -> list[Recorded]:
-    next_version = dict(versions)
-    stream_versions = []
-    for e in events:
-        next_version[e.stream_id] += 1
-        stream_versions.append(next_version[e.stream_id])
-    # The NOTIFY rides in the same statement (one round trip); Postgres delivers it at commit.
-    cur = await conn.execute(
-        """
-        WITH appended AS (
-            INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,
-                                correlation_id, data, metadata)
-            SELECT i, s, v, t, sv, c, d::jsonb, m::jsonb
-              FROM unnest(%s::uuid[], %s::text[], %s::int[], %s::text[],
-                          %s::int[], %s::text[], %s::text[], %s::text[])
-                   WITH ORDINALITY AS x(i, s, v, t, sv, c, d, m, n)
-             ORDER BY n
-            RETURNING position, stream_version, recorded_at
-        )
-        SELECT appended.* FROM appended, (SELECT pg_notify(%s, '')) AS notice ORDER BY position
-        """,
-        (
-            [e.event_id for e in events],
-            [e.stream_id for e in events],
-            stream_versions,
-            [e.event_type for e in events],
-            [e.schema_version for e in events],
-            [e.correlation_id for e in events],
-            [json.dumps(e.data, ensure_ascii=False) for e in events],
-            [json.dumps(e.metadata(), ensure_ascii=False) for e in events],
-            NOTIFY_CHANNEL,
-        ),
-    )
-    rows = await cur.fetchall()  # in input order: positions were allocated in it
-    return [
-        Recorded(r["position"], r["stream_version"], r["recorded_at"], e)
-        for r, e in zip(rows, events, strict=True)
-    ]
+def _recorded(row: dict[str, Any], given: dict[Any, Envelope]) -> Recorded:
+    """A row of `jipsa_append`: an event it appended (the envelope is the caller's) or one stored before."""
+    if row["fresh"]:
+        return Recorded(row["position"], row["stream_version"], row["recorded_at"], given[row["event_id"]])
+    return recorded_from_row(row)

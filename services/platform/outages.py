@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import nats.errors
 import psycopg
-from psycopg_pool import PoolTimeout
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 PROBE_TIMEOUT_S = 3
 
@@ -69,6 +69,13 @@ def first_outage(error: BaseException) -> BaseException | None:
         return next((o for e in error.exceptions if (o := first_outage(e))), None)
     cause = error.__cause__ or error.__context__
     return first_outage(cause) if cause is not None else None
+
+
+def url_of(pool: AsyncConnectionPool) -> str:
+    """The URL a pool connects to (db.open_pool gives it one), for a connection of one's own."""
+    if not isinstance(pool.conninfo, str):
+        raise TypeError("this pool was opened without a URL: open it with db.open_pool")
+    return pool.conninfo
 
 
 async def store_answers(database_url: str) -> bool:

@@ -18,27 +18,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from nats.js import JetStreamContext
+from nats.js.api import StreamInfo
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import subject_for
 from services.platform import telemetry
 from services.platform.bus import ensure_stream
-from services.platform.eventstore import EventStore, Recorded
+from services.platform.eventstore import EventStore, Recorded, rows_of
+from services.platform.outages import url_of
 from services.platform.settings import InfraSettings
 from services.platform.wakeup import StoreWakeup
 
 log = logging.getLogger("jipsa.publisher")
 CHECKPOINT = "publisher"
 ACK_TIMEOUT_S = 10.0
+ANNOUNCE_TIMEOUT_S = 2.0  # past it, the relay's copy is the one that counts
 
 
 @dataclass(frozen=True)
 class Checkpoint:
     position: int
     stream_seq: int
+    stream_created: str | None = None  # when the stream we publish to was created: a newer one was wiped
 
 
 def headers_for(record: Recorded) -> dict[str, str]:
@@ -55,6 +60,43 @@ def headers_for(record: Recorded) -> dict[str, str]:
     return headers
 
 
+def created_of(info: StreamInfo) -> str | None:
+    return info.created.isoformat() if info.created else None
+
+
+class Announcer:
+    """Publishes what an append committed, right after the commit, from the process that appended it.
+
+    The fast path: a consumer hears of an event a NATS hop after its commit, not after the relay woke,
+    read the log and published. The relay still publishes every event (it is what guarantees one
+    reaches NATS: this process may die between commit and publish, or NATS may be away); its copy is
+    dropped by JetStream's `Nats-Msg-Id` window and, outside it, by the consumers' inboxes. A failed
+    announcement is therefore only logged.
+    """
+
+    def __init__(self, js: JetStreamContext, settings: InfraSettings) -> None:
+        self.js, self.settings = js, settings
+
+    async def __call__(self, records: Sequence[Recorded]) -> None:
+        try:
+            acks = [
+                await self.js.publish_async(
+                    subject_for(r.envelope, self.settings.namespace),
+                    r.envelope.model_dump_json().encode(),
+                    headers=headers_for(r),
+                )
+                for r in records
+            ]
+            await asyncio.wait_for(asyncio.gather(*acks), ANNOUNCE_TIMEOUT_S)
+        except Exception as e:  # NATS away or slow: the relay delivers these from the store
+            log.info(
+                "announcing %d events failed (%s: %s); the relay will publish them",
+                len(records),
+                type(e).__name__,
+                e,
+            )
+
+
 class StreamLost(Exception):
     """NATS acknowledged a sequence that proves the stream was recreated empty."""
 
@@ -65,60 +107,88 @@ class Publisher:
     ):
         self.store = EventStore(pool)
         self.pool, self.js, self.settings, self.batch = pool, js, settings, batch
+        self._at: Checkpoint | None = None  # where this relay is; read from the store once
 
     async def publish_pending(self) -> int:
-        """Publish everything committed after the checkpoint; returns how many events went out."""
+        """Publish everything committed after the checkpoint; returns how many events went out.
+
+        The position is carried in memory from one pass to the next and saved once per pass, after
+        its publish: neither is on the way from a commit to NATS. A crash loses at most the last
+        pass's save, and publishing those events again is harmless."""
+        at = await self.position()
         total = 0
-        while True:
-            checkpoint = await self.checkpoint()
-            records = await self.store.read_all(checkpoint.position, self.batch)
-            if not records:
-                return total
+        while records := await self.store.read_all(at.position, self.batch):
             try:
-                last_seq = await self._publish(records, checkpoint)
+                last_seq = await self._publish(records, at)
             except StreamLost:
-                await self.refeed()
+                at = await self.refeed()
                 continue
-            await self._save(Checkpoint(records[-1].position, last_seq))
+            at = self._at = replace(at, position=records[-1].position, stream_seq=last_seq)
             total += len(records)
+            if len(records) < self.batch:  # appends are serialised: nothing older can still appear
+                break
+        if total:
+            await self._save(at)
+        return total
 
     async def verify_stream(self) -> None:
-        """While idle, notice a stream that came back empty before any new event would show it."""
-        await ensure_stream(self.js, self.settings)
-        info = await self.js.stream_info(self.settings.stream_name)
-        if info.state.last_seq < (await self.checkpoint()).stream_seq:
+        """Notice a stream that came back empty (NATS lost its storage) before any new event would show
+        it: a stream created since we last looked, or one whose last sequence is below ours."""
+        info = await ensure_stream(self.js, self.settings)
+        at, created = await self.position(), created_of(info)
+        recreated = at.stream_created is not None and created != at.stream_created
+        if recreated or info.state.last_seq < at.stream_seq:
             await self.refeed()
+        elif at.stream_created != created:
+            self._at = replace(at, stream_created=created)
+            await self._save(self._at)
 
-    async def refeed(self) -> None:
+    async def refeed(self) -> Checkpoint:
         log.warning("stream %s lost its messages: re-feeding it from the store", self.settings.stream_name)
-        await ensure_stream(self.js, self.settings)
-        await self._save(Checkpoint(0, 0))
+        info = await ensure_stream(self.js, self.settings)
+        self._at = Checkpoint(0, 0, created_of(info))
+        await self._save(self._at)
+        return self._at
+
+    async def position(self) -> Checkpoint:
+        if self._at is None:
+            self._at = await self.checkpoint()
+        return self._at
 
     async def checkpoint(self) -> Checkpoint:
+        """The saved checkpoint, as a relay starting now would resume from it."""
         async with self.pool.connection() as conn:
-            row = await (
-                await conn.execute("SELECT position, state FROM checkpoints WHERE name = %s", (CHECKPOINT,))
-            ).fetchone()
-        return Checkpoint(row["position"], row["state"]["stream_seq"]) if row else Checkpoint(0, 0)
+            rows = await rows_of(
+                conn, "SELECT position, state FROM checkpoints WHERE name = %s", (CHECKPOINT,)
+            )
+        if not rows:
+            return Checkpoint(0, 0)
+        state = rows[0]["state"]
+        return Checkpoint(rows[0]["position"], state["stream_seq"], state.get("stream_created"))
 
-    async def run(self, stop: asyncio.Event, idle_check_s: float = 5.0) -> None:
+    async def run(self, stop: asyncio.Event, idle_check_s: float = 5.0, verify_every_s: float = 1.0) -> None:
         """Publish on every commit notification (and at least every `idle_check_s`) until `stop` is set.
 
-        The stream is verified before each catch-up: one cheap request, and the only way to notice
-        a wiped NATS while nothing new is being published.
+        The stream is verified (one request) when a wait ends without a notice, after a failure, and
+        at most every `verify_every_s` while notices keep coming: the appenders publish too
+        (Announcer), so the acknowledgements' sequences alone no longer show a stream that was wiped.
         """
-        async with StoreWakeup(self.settings.database_url) as wakeup:
+        clock = asyncio.get_running_loop().time
+        verified_at = -verify_every_s
+        async with StoreWakeup(url_of(self.pool)) as wakeup:
+            notified = False
             while not stop.is_set():
                 try:
-                    await self.verify_stream()
+                    if not notified or clock() - verified_at >= verify_every_s:
+                        await self.verify_stream()
+                        verified_at = clock()
                     await self.publish_pending()
-                except (
-                    Exception
-                ) as e:  # any outage of NATS or Postgres: wait, then catch up from the checkpoint
+                except Exception as e:  # an outage of NATS or Postgres: wait, then catch up from the store
                     log.warning("publisher: %s: %s; retrying", type(e).__name__, e)
+                    self._at, notified = None, False
                     await asyncio.sleep(1.0)
                     continue
-                await wakeup.wait(stop, idle_check_s)
+                notified = await wakeup.wait(stop, idle_check_s)
 
     async def _publish(self, records: list[Recorded], checkpoint: Checkpoint) -> int:
         # One batch carries events of many runs, so its span starts a trace of its own, linked to each
@@ -158,11 +228,12 @@ class Publisher:
             await conn.execute(
                 """
                 INSERT INTO checkpoints (name, position, state, updated_at)
-                VALUES (%s, %s, jsonb_build_object('stream_seq', %s::bigint), now())
+                VALUES (%s, %s, jsonb_build_object('stream_seq', %s::bigint, 'stream_created', %s::text),
+                        now())
                 ON CONFLICT (name) DO UPDATE SET position = excluded.position, state = excluded.state,
                                                  updated_at = now()
                 """,
-                (CHECKPOINT, checkpoint.position, checkpoint.stream_seq),
+                (CHECKPOINT, checkpoint.position, checkpoint.stream_seq, checkpoint.stream_created),
             )
 
 

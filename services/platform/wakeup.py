@@ -45,13 +45,16 @@ class StoreWakeup:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
 
-    async def wait(self, stop: asyncio.Event, timeout: float) -> None:
-        """Return on a commit notice, on `stop`, or after `timeout` seconds, whichever comes first."""
+    async def wait(self, stop: asyncio.Event, timeout: float) -> bool:
+        """Return on a commit notice, on `stop`, or after `timeout` seconds, whichever comes first;
+        whether a notice came."""
         waiters = [asyncio.create_task(self._notified.wait()), asyncio.create_task(stop.wait())]
         _, pending = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
+        notified = self._notified.is_set()
         self._notified.clear()
+        return notified
 
     async def follow(
         self,

@@ -33,6 +33,7 @@ import asyncio
 from psycopg import AsyncConnection
 
 from services.platform.eventstore import EventStore, Recorded, read_all_in
+from services.platform.outages import url_of
 from services.platform.wakeup import StoreWakeup
 from services.projector import final_state, todo
 from services.projector.folding import State, fold_runs
@@ -87,7 +88,7 @@ class Projector:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the log until `stop` is set, through Postgres restarts."""
-        async with StoreWakeup(self.store.pool.conninfo) as wakeup:
+        async with StoreWakeup(url_of(self.store.pool)) as wakeup:
             await wakeup.follow(
                 stop,
                 self.catch_up,
