@@ -49,6 +49,7 @@ lint: install
 	$(PY) -m contracts.export --check
 	$(PY) -m services.platform.config_reference --check
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 fmt: install
 	$(VENV)/bin/ruff check --fix .

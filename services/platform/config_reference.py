@@ -227,7 +227,7 @@ def _cell(text: str) -> str:
 
 def replicas() -> tuple[dict[str, int], dict[str, int]]:
     """Processes and their replicas: `make run`'s (infra/processes.toml) and compose's (same names)."""
-    import yaml  # type: ignore[import-untyped]  # a dev dependency: only this generator (make lint) needs it
+    import yaml  # a dev dependency: only this generator (make lint) needs it
 
     run = {p["name"]: p.get("replicas", 1) for p in tomllib.loads(PROCESSES.read_text())["process"]}
     compose_services = yaml.safe_load(COMPOSE.read_text())["services"]

@@ -132,8 +132,8 @@ def test_a_rule_asked_about_is_answered_by_what_it_means(book: LoanBook) -> None
 
 
 def test_the_persons_own_figures_rule_programmes_out_and_say_why(book: LoanBook) -> None:
-    # loan_programs.json: 버팀목 전세자금대출 임차보증금 상한 3억원 (수도권; 2억원 elsewhere: the larger cap is
-    # taken, so 3억 5천 is over both); 디딤돌 needs 무주택 (house_count_max 0); 디딤돌 주택가격 상한 5억원
+    # loan_programs.json: 버팀목 전세자금대출 임차보증금 상한 3억원 (수도권; 2억원 elsewhere: the larger cap
+    # is taken, so 3억 5천 is over both); 디딤돌 needs 무주택 (house_count_max 0); 디딤돌 주택가격 상한 5억원
     jeonse = loan_result(book, "전세 3억 5천 버팀목 되나요? 연소득 4천", None, TODAY)
     assert jeonse.headline.startswith("말씀하신 조건으로는 버팀목 전세자금대출(임차보증금 상한 3억원)")
     owner = loan_result(book, "1주택자인데 디딤돌 되나요", None, TODAY)
