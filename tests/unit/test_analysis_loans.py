@@ -169,11 +169,12 @@ def test_lending_rules_do_not_overlap_and_are_sane() -> None:
 
 
 async def test_the_service_runs_the_new_tools_together() -> None:
-    from services.analysis import service
+    from services.analysis.bootstrap import load_library
+    from services.analysis.handlers import analyse
 
     query = "만 30세 연봉 6천 기존 대출 없음 무주택 서울 8억 아파트 대출 한도와 수익률, 지원 정책"
     inputs = {"query": query, "focus": ["loan_simulation", "roi", "policy"], "as_of": "2026-01-10"}
-    out = await service.analyse(StepWork("run-1", "a1", "분석", inputs, {}, 1), service.load_library())
+    out = await analyse(StepWork("run-1", "a1", "분석", inputs, {}, 1), load_library())
     ran = json.loads(out.tool_decisions[0].outcome)
     assert out.result.failed_tools == {} and all(tool["ok"] for tool in ran.values())
     assert {"loan_simulation", "roi", "policy"} <= set(out.result.data)

@@ -6,13 +6,14 @@ import json
 
 import pytest
 
-from services.analysis import service
+from services.analysis.bootstrap import load_library
+from services.analysis.handlers import analyse
 from services.analysis.tools import ANALYSIS_TEAM
 from services.platform.team import StepFailure, StepWork
 from services.platform.team_of_tools import BY_FOCUS, BY_WORDS, choose_by_rules
 
 pytestmark = pytest.mark.unit
-LIBRARY = service.load_library()
+LIBRARY = load_library()
 
 
 def step(query: str, focus: list[str] | None = None, **inputs) -> StepWork:
@@ -48,7 +49,7 @@ def test_the_law_figures_are_reached_by_their_focus_or_their_words(query, focus,
 
 async def test_a_priority_repayment_step_answers_with_the_amount_protected() -> None:
     entities = {"gu": ["관악구"], "deposit_manwon": 10000}
-    output = await service.analyse(
+    output = await analyse(
         step("관악구 보증금 1억 최우선변제", ["priority_repayment"], entities=entities), LIBRARY
     )
     assert output.result.headline.startswith("관악구에서 보증금 1억원은 소액임차인")
@@ -56,7 +57,7 @@ async def test_a_priority_repayment_step_answers_with_the_amount_protected() -> 
 
 
 async def test_a_rent_increase_step_records_its_decision() -> None:
-    out = await service.analyse(step("전세금 3억인데 3억 5천으로 올려달래요", ["rent_increase"]), LIBRARY)
+    out = await analyse(step("전세금 3억인데 3억 5천으로 올려달래요", ["rent_increase"]), LIBRARY)
     (decision,) = out.tool_decisions
     assert decision.selected_tools == ["rent_increase"]
     assert json.loads(decision.outcome)["rent_increase"]["ok"] is True
@@ -68,9 +69,7 @@ async def test_a_failing_tool_is_isolated(monkeypatch: pytest.MonkeyPatch) -> No
         raise ValueError("bad listing row")
 
     monkeypatch.setattr("services.analysis.tools.market_analysis", lambda case: broken(case, None))
-    out = await service.analyse(
-        step("전세 3억 5천으로 올려달래요", ["rent_increase", "market_analysis"]), LIBRARY
-    )
+    out = await analyse(step("전세 3억 5천으로 올려달래요", ["rent_increase", "market_analysis"]), LIBRARY)
     assert set(out.result.failed_tools) == {"market_analysis"}
     assert "bad listing row" in out.result.failed_tools["market_analysis"]
     outcome = json.loads(out.tool_decisions[0].outcome)
@@ -84,10 +83,10 @@ async def test_when_every_tool_fails_the_step_fails_retryably(monkeypatch: pytes
 
     monkeypatch.setattr("services.analysis.tools.rent_increase", broken)
     with pytest.raises(StepFailure) as failure:
-        await service.analyse(step("3억에서 3억 5천", ["rent_increase"]), LIBRARY)
+        await analyse(step("3억에서 3억 5천", ["rent_increase"]), LIBRARY)
     assert failure.value.retryable and failure.value.code == "all_tools_failed"
 
 
 async def test_nothing_to_analyse_asks_what_to_analyse() -> None:
-    out = await service.analyse(step("안녕하세요"), LIBRARY)
+    out = await analyse(step("안녕하세요"), LIBRARY)
     assert out.result.questions and out.tool_decisions[0].selected_tools == []
