@@ -261,10 +261,11 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
     law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
     if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
         ids = [step for step in ids if step not in _MARKET_STEPS]
-    if intent is I.LEGAL_CONSULT and not (_has_figures(entities) or _placed(entities)):
-        # A risk word inside a legal question ("근저당 얘기를 안 하고 계약시켰어요") is what the law is
-        # asked about, not a property to judge: with no place and no figure a market step has nothing.
-        ids = [step for step in ids if step not in (*_MARKET_STEPS, "analyze-risk")]
+    if intent in (I.LEGAL_CONSULT, I.RISK_ANALYSIS) and not (_has_figures(entities) or _placed(entities)):
+        # A risk word inside a legal question ("근저당 얘기를 안 하고 계약시켰어요"), or a risk asked about
+        # in general ("전세사기 안 당하려면 뭘 확인해요?"), is what the law answers, not a property to judge:
+        # with no place and no figure a market step has nothing, and the statutes say what to check.
+        ids = [step for step in ids if step not in (*_MARKET_STEPS, "analyze-risk")] or ["search-legal"]
     return _documents_asked(ids + law_figures, text, intent)
 
 

@@ -245,12 +245,11 @@ def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) 
         f"대출 조건은 {book.as_of} 기준 공개 자료이며, 실제 한도·금리는 심사로 정해집니다.",
     ]
     programmes = [e for e in chosen if e.kind.endswith("_loan")]
+    rules = [e for e in chosen if not e.kind.endswith("_loan")]
     headline = (
         terms_answer(book, query)
         or family_answer(candidates, ruled_out, query)
-        or (
-            f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(chosen) - len(programmes)}건"
-        )
+        or f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(rules)}건"
     )
     return StepResult(
         headline=headline,

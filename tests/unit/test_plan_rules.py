@@ -287,3 +287,14 @@ def test_a_legal_question_gets_market_steps_only_with_a_place_or_a_figure(
         assert "search-market" in planned
     else:
         assert planned == steps
+
+
+@pytest.mark.parametrize(
+    "query", ["전세 사기 안 당하려면 계약 전에 뭘 확인해야 해요?", "깡통전세 어떻게 알아봐요?"]
+)
+def test_a_risk_asked_in_general_is_answered_by_the_law_not_a_market_dump(query: str) -> None:
+    # no place and no figure: nothing for a market search or a 전세가율 to work on; the statutes say what
+    # to check before signing (제3조의7, 제3조①, 제3조의2②)
+    assert [s.step_id for s in plan_by_rules(query).steps] == ["search-legal"]
+    placed = plan_by_rules("송파구 전세 위험도 분석해줘")
+    assert [s.step_id for s in placed.steps] == ["search-market", "analyze-risk"]

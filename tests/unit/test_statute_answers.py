@@ -35,6 +35,10 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ("월세 계약하면 신고해야 하나요?", "주택 임대차 신고"),
         ("중개사가 근저당 얘기를 일부러 안 하고 계약시켰어요", "중개사의 확인·설명 의무"),
         ("부동산에서 선순위 대출 있는 걸 말 안 해줬어요", "중개사의 확인·설명 의무"),
+        ("전세 계약하기 전에 뭘 확인해야 하나요?", "계약 전 확인 (전세사기 예방)"),
+        ("깡통전세 피하려면 어떻게 해요", "계약 전 확인 (전세사기 예방)"),
+        ("살던 집이 팔렸대요 보증금은 누가 돌려줘요?", "집주인이 바뀐 경우"),
+        ("임대인이 바뀌면 계약은 어떻게 돼요", "집주인이 바뀐 경우"),
     ],
 )
 def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str) -> None:
