@@ -177,6 +177,8 @@ class Follower:
             records = await self.reads.events_after(self.cursor, ceiling, self.batch_size)
             listened = [r for r in records if r.envelope.session_id in self._outboxes]
             for session_id, message in await render(self.reads, listened):
+                if session_id is None:  # only events of listened sessions were rendered
+                    continue
                 for outbox in list(self._outboxes.get(session_id, ())):
                     outbox.offer(message)
             # Positions can have holes (a rolled-back append); a short batch means "up to the ceiling".
