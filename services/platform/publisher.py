@@ -7,9 +7,15 @@ sequence NATS acknowledged. After a crash it resumes from that checkpoint; a
 batch published twice is de-duplicated by JetStream inside its duplicate window
 and by every consumer's inbox outside it.
 
+The relay is the guarantee, not the fast path: a process that appends publishes
+what it committed right after the commit (`Announcer`), so a consumer hears of
+an event one NATS hop after it, and the relay's later copy is dropped by the
+same de-duplication.
+
 If NATS loses its storage, the stream comes back empty: the next
-acknowledgement carries a sequence at or below the one we recorded (or the
-stream's last sequence is below it when we look while idle). The store is then
+acknowledgement carries a sequence at or below the one we recorded, or, when we
+look (while idle, and once a second while busy), the stream was created after
+the one we recorded or its last sequence is below ours. The store is then
 re-fed from position 0, so nothing in NATS is ever the only copy.
 """
 

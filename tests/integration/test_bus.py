@@ -9,11 +9,11 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from contracts import subject_for
-from services.platform.bus import ConsumerPolicy
+from services.platform.bus import ConsumerPolicy, ensure_stream
 from services.platform.consumer import Consumer, HandlerContext, Outcome, Subscription
 from services.platform.deadletters import list_dead_letters, replay
 from services.platform.eventstore import EventStore, append_in
-from services.platform.publisher import Publisher, headers_for
+from services.platform.publisher import Announcer, Publisher, headers_for
 from services.platform.settings import InfraSettings
 from tests.integration.bus_helpers import count_events, plan_once, query_event, running, wait_until
 
@@ -55,8 +55,76 @@ async def test_republishing_is_harmless(store, nc, infra) -> None:
     await publisher.publish_pending()
     async with store.pool.connection() as conn:
         await conn.execute("UPDATE checkpoints SET position = 0 WHERE name = 'publisher'")
-    await publisher.publish_pending()
+    restarted = Publisher(store.pool, nc.jetstream(), infra)
+    assert await restarted.publish_pending() == 5
     assert (await nc.jetstream().stream_info(infra.stream_name)).state.messages == 5
+
+
+async def test_an_appender_publishes_at_commit_and_the_relay_copy_takes_no_effect(store, nc, infra) -> None:
+    """With no relay running, a question appended with an Announcer is planned, and the plan (a
+    consumer's append) reaches the next consumer. The relay started afterwards publishes both again:
+    JetStream drops its copies, and nothing is handled twice."""
+    handled: list[str] = []
+
+    async def next_step(ctx: HandlerContext) -> None:
+        handled.append(ctx.envelope.correlation_id)
+
+    after_plan = Consumer(
+        Subscription("next", "PlanReady", next_step), store.pool, nc.jetstream(), infra, FAST
+    )
+    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra))
+    async with running(planner(store, nc, infra), after_plan):
+        await announced.append([query_event("fast")])
+        await wait_until(lambda: _true(handled == ["fast"]), what="the plan handled without the relay")
+        publisher = Publisher(store.pool, nc.jetstream(), infra)
+        await publisher.verify_stream()
+        assert await publisher.publish_pending() == 2
+        await wait_until(lambda: _consumer_idle(nc, infra, after_plan, delivered=1), what="nothing pending")
+    assert handled == ["fast"] and await count_events(store, "PlanReady") == 1
+    assert (await nc.jetstream().stream_info(infra.stream_name)).state.messages == 2
+
+
+async def test_a_wiped_stream_refilled_past_the_relay_is_still_refed(store, nc, infra) -> None:
+    """The appenders publish too, so a stream wiped and then written past the relay's last sequence
+    would hide the wipe from sequence numbers alone: its creation time shows it."""
+    await store.append([query_event(f"r{i}") for i in range(3)])
+    publisher = Publisher(store.pool, nc.jetstream(), infra)
+    await publisher.verify_stream()
+    assert await publisher.publish_pending() == 3
+    js = nc.jetstream()
+    await js.delete_stream(infra.stream_name)
+    await ensure_stream(js, infra)
+    for i in range(5):  # an appender's fast publishes into the new stream: sequences 1..5, past 3
+        await js.publish(f"{infra.namespace}.v1.Unrelated", b"{}", headers={"Nats-Msg-Id": f"new-{i}"})
+    await publisher.verify_stream()
+    assert await publisher.publish_pending() == 3
+    assert (await js.stream_info(infra.stream_name)).state.messages == 8
+
+
+async def test_a_slow_message_holds_only_itself(store, nc, infra) -> None:
+    """Messages fetched after a slow one are handled while it is still in its handler."""
+    release, slow_started = asyncio.Event(), asyncio.Event()
+    handled: list[str] = []
+
+    async def handler(ctx: HandlerContext) -> Outcome:
+        if ctx.envelope.correlation_id == "slow":
+            slow_started.set()
+            await release.wait()
+        handled.append(ctx.envelope.correlation_id)
+        return await plan_once(ctx)
+
+    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra))
+    async with running(planner(store, nc, infra, handler, ConsumerPolicy.from_infra(fetch_batch=1))):
+        try:
+            await announced.append([query_event("slow")])
+            await asyncio.wait_for(slow_started.wait(), 30)
+            for i in range(3):
+                await announced.append([query_event(f"quick{i}")])
+            await wait_until(lambda: _true(len(handled) == 3), what="the quick ones handled")
+            assert sorted(handled) == ["quick0", "quick1", "quick2"]
+        finally:
+            release.set()  # else the stopping consumer would wait for the slow handler for ever
+        await wait_until(lambda: _has(store, "PlanReady", 4), what="the slow one handled too")
 
 
 async def test_a_message_delivered_twice_takes_effect_once(store, nc, infra) -> None:
@@ -159,6 +227,10 @@ async def _parked(store: EventStore, n: int) -> bool:
     return len(await list_dead_letters(store.pool)) >= n
 
 
-async def _consumer_idle(nc: NATS, infra: InfraSettings, consumer: Consumer) -> bool:
+async def _consumer_idle(nc: NATS, infra: InfraSettings, consumer: Consumer, delivered: int = 3) -> bool:
     info = await nc.jetstream().consumer_info(infra.stream_name, consumer.durable)
-    return info.num_pending == 0 and info.num_ack_pending == 0 and info.delivered.consumer_seq >= 3
+    return info.num_pending == 0 and info.num_ack_pending == 0 and info.delivered.consumer_seq >= delivered
+
+
+async def _true(value: bool) -> bool:
+    return value

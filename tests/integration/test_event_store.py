@@ -43,6 +43,25 @@ async def test_stream_versions_count_up_per_stream_in_one_batch(store: EventStor
     assert [r.position for r in recorded] == sorted(r.position for r in recorded)
 
 
+async def test_a_batch_partly_stored_appends_only_the_new_events_after_the_stored_ones(
+    store: EventStore,
+) -> None:
+    """A retried handler's batch: what is stored comes back as stored, the rest continues its stream."""
+    first, second, third = query("a"), query("a", "둘째"), query("a", "셋째")
+    (stored,) = await store.append([first])
+    again = await store.append([first, second, third], expected_version=1)
+    assert again[0] == stored
+    assert [(r.envelope.event_id, r.stream_version) for r in again[1:]] == [
+        (second.event_id, 2),
+        (third.event_id, 3),
+    ]
+    assert [r.envelope.event_id for r in await store.read_stream("run-a")] == [
+        first.event_id,
+        second.event_id,
+        third.event_id,
+    ]
+
+
 @pytest.mark.parametrize(
     "statement", ["UPDATE events SET event_type = 'X'", "DELETE FROM events", "TRUNCATE events"]
 )
