@@ -48,6 +48,7 @@ from services.planner.plan_rules import plan_by_rules
 from services.platform.db import migrate, open_pool
 from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
+from tests.bench.cpu import Meter, per_run_lines
 from tests.bench.langgraph_baseline import SeedLlm, run_seed, seed_app, team_work_ms
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.integration.gateway_helpers import Gateway
@@ -100,6 +101,7 @@ class Figures:
     throughput: dict[int, float] = field(default_factory=dict)
     llm: dict[str, list[Timed]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU-seconds per process over the concurrent batch
 
 
 # --- drivers, the same for both sides ------------------------------------------------------------------
@@ -152,9 +154,10 @@ async def measure_seed(scratch: Path, opts: argparse.Namespace, fake: FakeOpenAI
         await warm_up(ask)
         figures.latency["greeting"], _ = await sequential(ask, GREETING, opts.runs)
         figures.latency["several"], figures.throughput[1] = await sequential(ask, SEVERAL, opts.runs)
-        figures.throughput[opts.concurrency] = await concurrent(
-            [ask] * opts.concurrency, SEVERAL, opts.concurrent_runs
-        )
+        with Meter({"LangGraph (graph + client)": os.getpid()}, {}).measuring() as figures.cpu:
+            figures.throughput[opts.concurrency] = await concurrent(
+                [ask] * opts.concurrency, SEVERAL, opts.concurrent_runs
+            )
     llm = SeedLlm.at(fake.base_url, all_calls=opts.all_seed_calls)
     async with seed_app(scratch / "llm.db", llm) as app:
         figures.llm = await llm_runs(seed_ask(app), fake, opts.llm_runs)
@@ -334,8 +337,12 @@ async def measure_jipsa(
             await warm_up(people[0].ask)
             greeting, _ = await sequential(people[0].ask, GREETING, opts.runs)
             several, figures.throughput[1] = await sequential(people[0].ask, SEVERAL, opts.runs)
-            asks = [p.ask for p in people]
-            figures.throughput[opts.concurrency] = await concurrent(asks, SEVERAL, opts.concurrent_runs)
+            asks: list[Ask] = [p.ask for p in people]
+            meter = Meter.of(
+                {"Jipsa (every service + client)": os.getpid()}, urls.database_url, urls.nats_url
+            )
+            with meter.measuring() as figures.cpu:
+                figures.throughput[opts.concurrency] = await concurrent(asks, SEVERAL, opts.concurrent_runs)
         figures.latency["greeting"] = await with_team_work(store, greeting)
         figures.latency["several"] = await with_team_work(store, several)
     async with jipsa_system(urls, scratch, fake.base_url) as (gateway, store):
@@ -432,24 +439,29 @@ def report(seed: Figures, ours: Figures, opts: argparse.Namespace, servers: str)
     print(f"Rules mode, one run at a time ({opts.runs} runs per row)")
     for path, label in (("greeting", "'안녕' (no team)"), ("several", "'강남구…' (search -> analysis)")):
         for p in (50, 99):
-            s, o = seed.latency[path], ours.latency[path]
-            row(
-                f"{label} end to end p{p}",
-                *(percentile([t.seconds * 1000 for t in x], p) for x in (s, o)),
-                "ms",
+            seed_ms, ours_ms = (
+                percentile([t.seconds * 1000 for t in x], p) for x in (seed.latency[path], ours.latency[path])
             )
+            row(f"{label} end to end p{p}", seed_ms, ours_ms, "ms")
         if path == "several":
             for p in (50, 99):
-                s, o = (
+                seed_ms, ours_ms = (
                     percentile([t.overhead_s * 1000 for t in x], p)
                     for x in (seed.latency[path], ours.latency[path])
                 )
-                row(f"{label} minus team work p{p}", s, o, "ms")
+                row(f"{label} minus team work p{p}", seed_ms, ours_ms, "ms")
             team = statistics.median(t.team_work_s * 1000 for t in ours.latency[path])
             ours.notes.append(f"Jipsa's real team work on the '강남구…' critical path: median {team:.1f} ms")
     print(f"Throughput, '강남구…' ({opts.concurrent_runs} runs at {opts.concurrency} concurrent)")
     for c in sorted(seed.throughput):
         row(f"{c} concurrent", seed.throughput[c], ours.throughput[c], "runs/s")
+    print(
+        f"CPU per run over the {opts.concurrency}-concurrent batch"
+        " (/proc/<pid>/stat; Jipsa's services share one process here, `make load` splits them)"
+    )
+    for side in (seed, ours):
+        for line in per_run_lines(side.cpu, opts.concurrent_runs):
+            print(line)
     print(
         f"Fake LLM answering after {opts.llm_delay_ms} ms: end to end, median of {opts.llm_runs} [LLM calls]"
     )

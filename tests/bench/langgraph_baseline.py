@@ -33,12 +33,14 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 import openai
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from openai import omit
+from openai.types.chat import ChatCompletionMessageParam
 
 from services.planner.plan_rules import GUIDANCE_INTENTS, plan_by_rules
 
@@ -79,13 +81,16 @@ class SeedLlm:
     async def ask(self, call_point: str, query: str, *, as_json: bool = True) -> Any:
         # The first system line names the call point, as Jipsa's LlmClient does, so the fake server
         # (tests/fake_openai.py) can answer and count each call point apart.
-        messages = [
+        messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": f"call_point: {call_point}\n\n부동산 상담 보조 모델입니다."},
             {"role": "user", "content": query},
         ]
-        extra = {"response_format": {"type": "json_object"}} if as_json else {}
         response = await self.client.chat.completions.create(
-            model=self.model, messages=messages, temperature=0, timeout=LLM_TIMEOUT_S, **extra
+            model=self.model,
+            messages=messages,
+            temperature=0,
+            timeout=LLM_TIMEOUT_S,
+            response_format={"type": "json_object"} if as_json else omit,
         )
         content = response.choices[0].message.content or ""
         return json.loads(content) if as_json else content
@@ -195,6 +200,7 @@ def build_graph(llm: SeedLlm | None = None, progress: Progress = _no_progress) -
 
     async def generate_response(state: SeedState) -> SeedState:
         calls: list[str] = []
+        response: dict[str, Any]
         if state["intent"] in GUIDANCE or not state.get("team_results"):
             response = {"type": "guidance", "content": GUIDANCE_TEXT}
         elif llm:
@@ -240,7 +246,8 @@ async def seed_app(checkpoints: Path, llm: SeedLlm | None = None) -> AsyncIterat
 async def run_seed(app: CompiledStateGraph, query: str) -> SeedState:
     """One run, start to final state; its own checkpoint thread."""
     run_id = uuid.uuid4().hex
-    return await app.ainvoke({"run_id": run_id, "query": query}, {"configurable": {"thread_id": run_id}})
+    final = await app.ainvoke({"run_id": run_id, "query": query}, {"configurable": {"thread_id": run_id}})
+    return cast(SeedState, final)
 
 
 def team_work_ms(state: SeedState) -> float:

@@ -13,7 +13,8 @@ from the `final_response` frame and the run's last todo: answer, guidance, answe
 error, none); errors (any outcome but a whole answer or guidance, so every partial or error answer and
 every run without a final_response; error frames, dropped sockets, questions sent again, runs that
 asked for input): must be 0, the exit code says so; and the memory of every service process (VmRSS at
-the end and its peak VmHWM, from /proc/<pid>/status).
+the end and its peak VmHWM, from /proc/<pid>/status); and the CPU each process spent per run over the
+load (from /proc/<pid>/stat; Postgres and NATS included), so the next hot spot is named by a number.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import sys
 import time
 from collections import Counter
 
+from tests.bench.cpu import Meter, per_run_lines
 from tests.chaos.client import RunTiming, SessionClient
 from tests.chaos.run import QUESTIONS, warm_up
 from tests.chaos.system import System, running_system
@@ -78,12 +80,26 @@ async def load(args: argparse.Namespace) -> int:
         print(f"  ready after {ready:.1f}s; idle memory taken", flush=True)
         idle = system.memory_kib()
         began = time.monotonic()
-        people = asyncio.gather(*(person(system, p, args.run_timeout) for p in plans))
-        peak = await sample_memory(system, people)
+        with cpu_meter(system).measuring() as cpu:
+            people = asyncio.gather(*(person(system, p, args.run_timeout) for p in plans))
+            peak = await sample_memory(system, people)
         took = time.monotonic() - began
         timings = [t for ts in people.result() for t in ts]
         end = system.memory_kib()
-    return report(timings, took, idle, end, peak)
+    status = report(timings, took, idle, end, peak)
+    print(f"CPU per run ({len(timings)} runs; /proc/<pid>/stat of each process, Postgres with its backends)")
+    for line in per_run_lines(cpu, max(len(timings), 1)):
+        print(line)
+    return status
+
+
+def cpu_meter(system: System) -> Meter:
+    """Every service process, and the two servers with their children (Postgres's backends)."""
+    servers = {"postgres": system.postgres.process, "nats": system.nats.process}
+    return Meter(
+        system.service_pids(),
+        {name: process.pid for name, process in servers.items() if process is not None},
+    )
 
 
 async def sample_memory(system: System, work: asyncio.Future) -> dict[str, int]:

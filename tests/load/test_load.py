@@ -14,3 +14,5 @@ async def test_concurrent_sessions_are_all_answered_without_an_error(capsys) -> 
     report = capsys.readouterr().out
     assert code == 0, report
     assert "errors: 0" in report and "runs: 10 " in report
+    cpu = report.split("CPU per run (10 runs", 1)[1]
+    assert all(name in cpu for name in ("gateway", "planner", "supervisor", "publisher", "postgres", "nats"))
