@@ -1,12 +1,15 @@
-"""Publish the contracts as checked-in files: a JSON Schema per event version, the envelope's, and AsyncAPI.
+"""Publish the contracts as checked-in files: a JSON Schema per event version, the envelope's, AsyncAPI,
+and the WebSocket protocol's frames and messages.
 
-    python -m contracts.export           # write contracts/schemas/*.json and contracts/asyncapi.json
+    python -m contracts.export           # write contracts/schemas/, contracts/asyncapi.json
     python -m contracts.export --check   # exit 1, naming the files, when they differ from the models
 
 A published schema is what stored events were written against, so the export
 never overwrites one with a schema that breaks it (see contracts.compat): a
 breaking change needs a new schema_version and an upcaster instead. Deleting a
 schema file by hand is the deliberate way out, for a version never deployed.
+The WebSocket protocol (contracts/schemas/websocket/) has no versions: it is published as the
+gateway speaks it, and the gateway's tests hold every message it sends to it.
 """
 
 from __future__ import annotations
@@ -18,15 +21,16 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID, uuid5
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from contracts import REGISTRY, Envelope, Event, run_stream
 from contracts.compat import breaking_changes
 from contracts.consumers import CONSUMERS, EVERY_EVENT_CONSUMERS
 from contracts.subjects import DEFAULT_NAMESPACE, subject_of
+from contracts.websocket import CLIENT_FRAMES, SERVER_MESSAGES
 
 CONTRACTS_DIR = Path(__file__).parent
 SCHEMAS_DIR = CONTRACTS_DIR / "schemas"
@@ -68,10 +72,34 @@ def published_models() -> dict[Path, type[BaseModel]]:
     return {**files, SCHEMAS_DIR / "Envelope.json": Envelope}
 
 
+def websocket_dir() -> Path:
+    return SCHEMAS_DIR / "websocket"
+
+
+def websocket_schemas() -> dict[Path, dict[str, Any]]:
+    """The socket's two directions, each one schema whose `discriminator.mapping` names every type: the
+    frames as the gateway accepts them, the messages as it sends them (every field present)."""
+    return {
+        websocket_dir() / "ClientFrame.json": protocol_schema(
+            CLIENT_FRAMES, "validation", "A frame a client sends on /ws/{session_id}"
+        ),
+        websocket_dir() / "ServerMessage.json": protocol_schema(
+            SERVER_MESSAGES, "serialization", "A message the gateway sends on /ws/{session_id}"
+        ),
+    }
+
+
+def protocol_schema(
+    adapter: TypeAdapter[Any], mode: Literal["validation", "serialization"], title: str
+) -> dict[str, Any]:
+    return {"title": title, **adapter.json_schema(mode=mode)}
+
+
 def exported_files() -> dict[Path, str]:
     """Every file the export owns, with the text the models give it now."""
     schemas = {path: render(model.model_json_schema()) for path, model in published_models().items()}
-    return {**schemas, ASYNCAPI_PATH: render(asyncapi())}
+    protocol = {path: render(schema) for path, schema in websocket_schemas().items()}
+    return {**schemas, **protocol, ASYNCAPI_PATH: render(asyncapi())}
 
 
 def stale_files(files: dict[Path, str]) -> list[Path]:
@@ -241,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     if refused:
         return 1
     for path in stale:
-        path.parent.mkdir(exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(files[path], "utf-8")
         print(f"wrote {relative(path)}")
     return 0

@@ -1,4 +1,4 @@
-"""What a client may send over the WebSocket: JSON objects discriminated by `type`.
+"""What a client may send over the WebSocket (the frames of contracts/websocket.py), parsed.
 
 Parsing never raises anything but `FrameError`, whose `code` and `message` go back to the client
 as an `error` message; the socket stays open, so a client can fix its frame and go on.
@@ -8,83 +8,41 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from contracts.gateway import MAX_QUERY_CHARS
+from contracts.websocket import (
+    CLIENT_FRAMES,
+    FRAME_TYPES,
+    CancelFrame,
+    ClientFrame,
+    InputResponseFrame,
+    InterruptResponseFrame,
+    PingFrame,
+    QueryFrame,
+    ResumeFrame,
+    TodoSkipFrame,
+)
 
-RunId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-
-
-class Frame(BaseModel):
-    # Unknown keys are ignored: clients written for the LangGraph design Jipsa replaced send a few we
-    # have no use for. Strict: a frame says what it means, so "yes" is no boolean and "10" or true no
-    # position (lax pydantic would coerce them).
-    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
-
-
-class QueryFrame(Frame):
-    type: Literal["query"]
-    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUERY_CHARS)]
-    require_approval: bool = False
-
-
-class InterruptResponseFrame(Frame):
-    """The person's answer to a `plan_ready` that `requires_approval`; `modify` carries the edited todos."""
-
-    type: Literal["interrupt_response"]
-    run_id: RunId | None = None  # older clients omit it: the session's one waiting run is meant
-    action: Literal["approve", "modify", "reject"]
-    modified_todos: list[dict[str, Any]] | None = Field(default=None, max_length=50)
-    reason: str | None = Field(default=None, max_length=500)
-
-
-class TodoSkipFrame(Frame):
-    type: Literal["todo_skip"]
-    run_id: RunId | None = None  # older clients omit it: the session's run holding the todo is meant
-    todo_id: str = Field(min_length=1, max_length=64)
-
-
-class InputResponseFrame(Frame):
-    """The person's answers to `input_request`: field -> what they wrote (the step reads them itself)."""
-
-    type: Literal["input_response"]
-    run_id: RunId
-    step_id: str = Field(min_length=1, max_length=64)
-    answers: dict[
-        Annotated[str, StringConstraints(min_length=1, max_length=64)],
-        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)],
-    ] = Field(min_length=1, max_length=50)
-
-
-class CancelFrame(Frame):
-    type: Literal["cancel"]
-    run_id: RunId
-    reason: str | None = Field(default=None, max_length=500)
-
-
-class ResumeFrame(Frame):
-    type: Literal["resume"]
-    after_position: int = Field(ge=0)
-
-
-class PingFrame(Frame):
-    type: Literal["ping"]
-
-
-ClientFrame = Annotated[
-    QueryFrame
-    | InterruptResponseFrame
-    | InputResponseFrame
-    | TodoSkipFrame
-    | CancelFrame
-    | ResumeFrame
-    | PingFrame,
-    Field(discriminator="type"),
+# The frames themselves are the published protocol (contracts/websocket.py); the gateway names them here.
+__all__ = [
+    "FRAME_TYPES",
+    "CancelFrame",
+    "ClientFrame",
+    "FrameError",
+    "InputResponseFrame",
+    "InterruptResponseFrame",
+    "PingFrame",
+    "QueryFrame",
+    "ResumeFrame",
+    "TodoSkipFrame",
+    "describe",
+    "is_storable",
+    "parse_frame",
+    "quoted",
+    "storable",
 ]
-FRAME_TYPES = ("query", "interrupt_response", "input_response", "todo_skip", "cancel", "resume", "ping")
-_frames: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 
 
 class FrameError(ValueError):
@@ -114,7 +72,7 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientFrame:
     if document.get("type") not in FRAME_TYPES:
         raise FrameError("unknown_type", f"`type` must be one of {', '.join(FRAME_TYPES)}")
     try:
-        return _frames.validate_python(document)
+        return CLIENT_FRAMES.validate_python(document)
     except ValidationError as invalid:
         raise FrameError("invalid_frame", describe(invalid)) from None
 

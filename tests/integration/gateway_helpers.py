@@ -20,6 +20,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts import Envelope
 from contracts.supervisor import PlanApprovalRequested, RunFailed
 from contracts.values import PlanStep, Team
+from contracts.websocket import read_message
 from services.gateway.app import create_app, server_config
 from services.gateway.settings import GatewaySettings
 from services.platform.eventstore import EventStore, Recorded
@@ -99,7 +100,10 @@ class Client:
         await self.connection.send(frame if isinstance(frame, str | bytes) else json.dumps(frame))
 
     async def next(self, timeout: float = RECEIVE_TIMEOUT_S) -> Message:
-        message = json.loads(await asyncio.wait_for(self.connection.recv(), timeout))
+        """The next message, which must fit the published protocol (contracts/websocket.py) exactly."""
+        raw = await asyncio.wait_for(self.connection.recv(), timeout)
+        read_message(raw)  # raises, naming what differs, for a message the schema does not describe
+        message = json.loads(raw)
         self.received.append(message)
         return message
 

@@ -28,7 +28,21 @@ pytestmark = pytest.mark.unit
 RUN = "run-1"
 SEARCH = PlanStep(step_id="search", team=Team.SEARCH, task="강남구 아파트 전세 시세 검색")
 LEGAL = PlanStep(step_id="legal", team=Team.SEARCH, task="주택임대차보호법 검색")
-TODO = TodoSnapshot(progress_pct=50, steps=[{"step_id": "search", "status": "completed"}])
+# A todo step as the projection holds it (the shape `todo_updated` publishes).
+DONE_SEARCH = {
+    "step_id": "search",
+    "team": "search",
+    "task": "강남구 아파트 전세 시세 검색",
+    "depends_on": [],
+    "status": "completed",
+    "attempt": 1,
+    "started_at": "2025-03-12T00:00:00+00:00",
+    "completed_at": "2025-03-12T00:00:01+00:00",
+    "duration_ms": 1000.0,
+    "summary": "완료",
+    "error": None,
+}
+TODO = TodoSnapshot(progress_pct=50, steps=[DONE_SEARCH])
 
 
 def log(*events: Event) -> list[Recorded]:
