@@ -14,7 +14,7 @@ from services.analysis.case import Case
 from services.analysis.dated import day_asked
 from services.analysis.lending_rules import BUYER_NAMES, ZONE_NAMES, LendingRules
 from services.analysis.loan_limit import Borrower, LoanLimit, buyer_of, loan_limit
-from services.analysis.profile import Profile, read_profile
+from services.analysis.profile import Profile, homes_for_lending, read_profile
 from services.analysis.regions import Region, RegionRules, find_region
 from services.analysis.repayment import METHOD_NAMES, schedule, yearly
 from services.housing.money import format_manwon as won_text
@@ -67,7 +67,8 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
         # The collateral side needs only price, place and houses; income and debts can only lower it.
         borrower = Borrower(
             p.income_manwon, p.debt_monthly_manwon or 0.0, p.price_manwon, region.zone,
-            buyer_of(p.house_count, p.first_home), rate, term, lending.programme_named(case.query, day),
+            buyer_of(homes_for_lending(p) or 0, p.first_home), rate, term,
+            lending.programme_named(case.query, day),
         )  # fmt: skip
         limit = loan_limit(borrower, lending, day)
         term = limit.term_years
@@ -255,7 +256,7 @@ def _headline(
             f"(월 {won_text(round(yearly / 12))})입니다: {repayment_cap.basis}."
         )
     if barred and region and p.house_count is not None:
-        who = BUYER_NAMES[buyer_of(p.house_count, p.first_home)]
+        who = BUYER_NAMES[buyer_of(homes_for_lending(p) or 0, p.first_home)]
         return (
             f"{region.label}에서 {who} 조건으로 집을 사면 LTV가 0%라 주담대를 받을 수 없습니다 "
             f"({barred.source})."
@@ -292,7 +293,7 @@ def _barred(p: Profile, region: Region | None, lending: LendingRules, day: date)
     """A buyer whose LTV is 0% where they buy gets nothing, whatever the price and income."""
     if p.house_count is None or region is None or region.zone is None:
         return None
-    buyer = buyer_of(p.house_count, p.first_home)
+    buyer = buyer_of(homes_for_lending(p) or 0, p.first_home)
     rule = lending.ltv_for(region.zone, buyer, day)
     if rule is None or rule.ratio > 0:
         return None

@@ -49,6 +49,7 @@ class Profile:
     holding_annual_manwon: float | None = None  # 연 보유세
     assets_manwon: float | None = None  # 순자산
     house_count: int | None = None  # 지금 가진 주택 수
+    adds_home: bool = False  # 가진 집을 두고 한 채 더 산다 (추가 구입)
     first_home: bool = False  # 생애최초
     age: int | None = None  # 만 나이
     married: bool | None = None
@@ -61,6 +62,12 @@ class Profile:
     holding_years: int | None = None
     method: str | None = None
     area_m2: float | None = None  # 전용면적
+
+
+def homes_for_lending(p: Profile) -> int | None:
+    """The homes the lending rules count: a 1주택 household that keeps its home and buys another is a
+    다주택 buyer (추가 구입), not a 처분조건 1주택 one."""
+    return 2 if p.house_count == 1 and p.adds_home else p.house_count
 
 
 def read_profile(case: Case) -> Profile:
@@ -87,6 +94,7 @@ def read_profile(case: Case) -> Profile:
         holding_annual_manwon=_pick(case, money, "holding", "holding_cost_annual_manwon"),
         assets_manwon=_pick(case, money, "assets", "net_assets_manwon"),
         house_count=_int(case.number("house_count"), houses),
+        adds_home=household.adds_a_home(text),
         first_home=bool(case.inputs.get("first_home")) or first_home,
         age=_int(case.number("age"), first_int(_AGE, text)),
         married=married,

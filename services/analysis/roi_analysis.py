@@ -6,12 +6,11 @@ figure it affects, and the person is asked for it."""
 from __future__ import annotations
 
 from contracts.results import Figure, Question, StepResult
-from services.analysis.acquisition_tax import AcquisitionTax, acquisition_tax
+from services.analysis.acquisition_tax import AcquisitionTax, purchase_tax, rural_tax_note
 from services.analysis.case import Case
 from services.analysis.dated import day_asked
 from services.analysis.loan_simulation import rate_of
 from services.analysis.profile import Profile, read_profile
-from services.analysis.regions import find_region
 from services.analysis.repayment import METHOD_NAMES
 from services.analysis.returns import equity_multiple
 from services.analysis.roi import Purchase, Scenario, scenario, scenario_irr
@@ -30,17 +29,8 @@ def roi_analysis(case: Case, rules: RuleBook) -> StepResult:
             headline="수익률을 계산하려면 매입 가격이 필요합니다.",
             questions=[Question(field="price_manwon", label="매입 가격", hint="예: 8억")],
         )
-    region = find_region(case.query, list(case.entities.get("gu") or []), rules.regions, day)
-    notes, questions = [], []
-    houses_after = (p.house_count if p.house_count is not None else 0) + 1
-    if p.house_count is None:
-        notes.append("보유 주택 수를 몰라 이번 집이 첫 주택(1주택)이라고 보고 취득세를 계산했습니다.")
-        questions.append(Question(field="house_count", label="지금 가진 주택 수", hint="무주택, 1주택 …"))
-    regulated = bool(region and region.regulated)
-    if houses_after >= 2 and (region is None or region.regulated is None):
-        notes.append("지역을 몰라 비조정지역 세율로 계산했습니다: 조정대상지역이면 중과세율이 더 높습니다.")
-        questions.append(Question(field="region", label="주택 소재지 (시·구)"))
-    tax = acquisition_tax(p.price_manwon, houses_after, regulated, rules.tax, day)
+    bought = purchase_tax(case, p, p.price_manwon, rules, day)
+    notes, questions, tax = bought.notes, bought.questions, bought.tax
     purchase, more_notes, more_questions = purchase_of(p, p.price_manwon, tax, rules)
     scenarios = [scenario(purchase, g) for g in GROWTH_SCENARIOS]
     figures = [*cost_figures(purchase, tax, p, rules), *scenario_figures(purchase, scenarios)]
@@ -176,13 +166,9 @@ def scenario_findings(pu: Purchase, scenarios: list[Scenario]) -> list[str]:
 
 
 def tax_notes(p: Profile, rules: RuleBook) -> list[str]:
-    rural = rules.tax.rural_tax.standard_rate_above_85m2
+    rural = rural_tax_note(p, rules)
     notes = ["양도소득세·중개보수·종합부동산세는 넣지 않았습니다: 매도 때 실제 손익은 더 작을 수 있습니다."]
-    if p.area_m2 and p.area_m2 > 85:
-        notes.append(f"전용 85㎡ 초과라 농어촌특별세(가액의 {rural:.1%})가 더 붙습니다.")
-    elif p.area_m2 is None:
-        notes.append(f"전용 85㎡ 초과 주택이면 농어촌특별세({rural:.1%})가 더 붙습니다.")
-    return notes
+    return [*notes, *([rural] if rural else [])]
 
 
 def headline(pu: Purchase, scenarios: list[Scenario]) -> str:

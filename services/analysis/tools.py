@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from contracts.results import Question, StepResult
 from contracts.values import StepFocus, Team
+from services.analysis.acquisition_tax import acquisition_tax_answer
 from services.analysis.brokerage_fee import brokerage_fee
 from services.analysis.case import Case
 from services.analysis.contract_review import contract_review, contract_text
@@ -90,6 +91,12 @@ TOOLS = (
         re.compile(r"최우선|소액\s*임차|소액\s*보증금"),
     ),
     Tool(
+        "acquisition_tax",
+        "매매가·취득 후 주택 수·지역으로 취득세와 지방교육세 계산",
+        (StepFocus.ACQUISITION_TAX,),
+        re.compile(r"취득세"),
+    ),
+    Tool(
         "brokerage_fee",
         "보증금·월세로 중개보수의 거래금액(보증금 + 월세 × 100, 5천만원 미만이면 × 70) 계산",
         (StepFocus.BROKERAGE_FEE,),
@@ -110,6 +117,7 @@ RUNS: dict[str, Callable[[Case, Library], StepResult]] = {
     "policy": lambda case, lib: policy_matching(case, lib.policies),
     "priority_repayment": lambda case, lib: priority_repayment(case, lib.rules.small_deposit, lib.statutes),
     "brokerage_fee": lambda case, lib: brokerage_fee(case, lib.rules.brokerage, lib.statutes),
+    "acquisition_tax": lambda case, lib: acquisition_tax_answer(case, lib.rules),
 }
 
 

@@ -18,7 +18,7 @@ _CHILDREN = re.compile(r"(?:자녀|아이|애)\s*(\d)\s*명|(\d)\s*자녀")
 
 
 def houses(text: str) -> tuple[int | None, bool]:
-    """(how many homes the household has, whether this is its first home: 생애최초)."""
+    """(how many homes the household has now, whether this purchase is its first home: 생애최초)."""
     if re.search(r"생애\s*최초|첫\s*집", text):
         return 0, True
     if re.search(r"무주택|집\s*(?:이|은)?\s*없", text):
@@ -28,9 +28,12 @@ def houses(text: str) -> tuple[int | None, bool]:
     count = first_int(_HOUSES, text)
     if count is None and re.search(r"집\s*한\s*채|1주택|일주택", text):
         count = 1
-    if count == 1 and _ANOTHER_HOME.search(text) and not _SELLING.search(text):
-        return 2, False  # buying one more and keeping the first: the lending rules' 다주택 (추가 구입)
     return count, False
+
+
+def adds_a_home(text: str) -> bool:
+    """Buying one more and keeping what it has ("한 채 있는데 하나 더 사려고"), not moving house."""
+    return bool(_ANOTHER_HOME.search(text)) and not _SELLING.search(text)
 
 
 def says_no_income(text: str) -> bool:

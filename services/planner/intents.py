@@ -42,6 +42,7 @@ class Topic(StrEnum):
     CONTRACT_CHECK = "contract_check"
     RISK = "risk"  # 깡통전세, 전세사기, 권리관계
     INVEST = "invest"
+    TAX = "tax"  # 취득세, 양도세, 보유세: the tax law's figures
     OVERALL = "overall"  # 종합적으로, 사도 될까
     ANALYSIS_ASK = "analysis_ask"  # 계산·비교·평가·판단: asks for work on figures, argues for no intent
 
@@ -92,6 +93,7 @@ SIGNALS = _signals(
         r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받)|반환\s*보증|보증\s*보험|퇴거|명도",
     ),
     (Topic.LEGAL, I.LEGAL_CONSULT, 3, r"당했|피해|구제|대처|대응"),
+    (Topic.TAX, I.LEGAL_CONSULT, 3, r"취득세|양도\s*(?:소득)?세|보유세|재산세|종부세|종합\s*부동산세"),
     (
         Topic.LEGAL,
         I.LEGAL_CONSULT,

@@ -86,6 +86,7 @@ STEP_KINDS = {
         StepKind("match-policy", Team.ANALYSIS, (F.POLICY,), ("search-loan", "ask-loan-applicant")),
         StepKind("compute-priority-repayment", Team.ANALYSIS, (F.PRIORITY_REPAYMENT,), ("search-legal",)),
         StepKind("compute-brokerage-fee", Team.ANALYSIS, (F.BROKERAGE_FEE,), ("search-legal",)),
+        StepKind("compute-acquisition-tax", Team.ANALYSIS, (F.ACQUISITION_TAX,), ()),
         StepKind("draft-lease", Team.DOCUMENT, (F.LEASE_CONTRACT,), ("search-market", "search-legal")),
         StepKind("draft-sale", Team.DOCUMENT, (F.SALES_CONTRACT,)),
         StepKind("review-sale-contract", Team.DOCUMENT, (F.SALES_CONTRACT,)),
@@ -142,11 +143,14 @@ _ANALYSED_WHEN_NAMED = {Topic.INVEST: "analyze-roi", Topic.RISK: "analyze-risk",
 _LAW_FIGURES = (
     (re.compile(r"최우선|소액\s*임차|소액\s*보증금"), "compute-priority-repayment"),
     (re.compile(r"중개\s*(?:보수|수수료)|복비|부동산\s*수수료"), "compute-brokerage-fee"),
+    # 취득세: the tax law's rates on the price (지방세법 is not among the statutes searched)
+    (re.compile(r"취득세"), "compute-acquisition-tax"),
     # 전월세 전환율: the statute's rate at today's 기준금리, and the rent it allows for a deposit given
     (re.compile(r"전환\s*율|전환.{0,12}(?:이자율|이율|비율|금리|상한|제한)"), "check-rent-increase"),
 )
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮")
 _MARKET_STEPS = {"search-market", "analyze-market"}
+_ASKS_STATUTE = re.compile(r"법|조항|조문|시행령|임대차|임차인|임대인|세입자|집주인")
 _LIMIT_ASKED = re.compile(r"한도|LTV|DSR|DTI|얼마(?:나|까지)|받을\s*수|나오|가능", re.IGNORECASE)
 _NOT_MORTGAGE = re.compile(r"전세\s*(?:자금|대출)|버팀목|신용\s*대출")  # the simulator reckons a 주담대
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
@@ -261,6 +265,8 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
     law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
     if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
         ids = [step for step in ids if step not in _MARKET_STEPS]
+    if law_figures == ["compute-acquisition-tax"] and not _ASKS_STATUTE.search(text):
+        ids = [step for step in ids if step != "search-legal"]  # its law is not among the statutes
     if intent in (I.LEGAL_CONSULT, I.RISK_ANALYSIS) and not (_has_figures(entities) or _placed(entities)):
         # A risk word inside a legal question ("근저당 얘기를 안 하고 계약시켰어요"), or a risk asked about
         # in general ("전세사기 안 당하려면 뭘 확인해요?"), is what the law answers, not a property to judge:
@@ -439,6 +445,7 @@ def task_for(step_id: str, query: str, entities: QueryEntities, intent: Intent, 
         "match-policy": lambda: _join(_words_in(_POLICY_GROUPS, query, "·"), "대상 주거 지원 정책 매칭"),
         "compute-priority-repayment": lambda: "지역·보증금 기준 최우선변제(소액임차인) 대상 여부와 금액 계산",
         "compute-brokerage-fee": lambda: "중개보수의 거래금액(보증금 + 월세 × 100, 5천만원 미만 × 70) 계산",
+        "compute-acquisition-tax": lambda: "매매가·취득 후 주택 수·지역 기준 취득세와 지방교육세 계산",
         "draft-lease": lambda: _lease_task(entities, "search-market" in planned),
         "draft-sale": lambda: _join(scope, "부동산매매계약서 초안 작성(빈 항목은 사용자에게 확인)"),
         "review-sale-contract": lambda: "매매계약서 특약 검토(매수인 보호 특약·거래 신고 의무)",

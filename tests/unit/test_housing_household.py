@@ -13,7 +13,7 @@ pytestmark = pytest.mark.unit
         ("무주택이에요", (0, False)),
         ("생애최초로 집 사요", (0, True)),  # 생애최초 is no home yet, and the first-home programmes apply
         ("1주택자인데 갈아타려고요", (1, False)),
-        ("집 한 채 있는데 하나 더 사려고요", (2, False)),  # kept and bought: 다주택 for the lending rules
+        ("집 한 채 있는데 하나 더 사려고요", (1, False)),  # held now; adds_a_home says one more is bought
         ("집 2채 있어요", (2, False)),
         ("다주택자", (2, False)),
         ("연봉 6천", (None, False)),  # nothing said of homes: None, never a guess
@@ -21,6 +21,11 @@ pytestmark = pytest.mark.unit
 )
 def test_homes_the_household_has(text: str, expected: tuple[int | None, bool]) -> None:
     assert household.houses(text) == expected
+
+
+def test_one_more_home_kept_beside_the_first_is_an_added_home_and_a_move_is_not() -> None:
+    assert household.adds_a_home("집 한 채 있는데 하나 더 사려고요")
+    assert not household.adds_a_home("지금 집 팔고 갈아타려고요")
 
 
 def test_marriage_debts_income_and_children_only_as_said() -> None:
