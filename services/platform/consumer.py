@@ -299,7 +299,9 @@ class Consumer:
                     if outcome:
                         # Re-parented on this handler's span: the next consumer's span becomes its child.
                         events = telemetry.with_current_trace(outcome.events)
-                        appended = await append_in(conn, events, expected_version=outcome.expected_version)
+                        appended = await append_in(
+                            conn, events, expected_version=outcome.expected_version, announced=True
+                        )
                 if appended:  # committed: the next consumers hear of it now, not when the relay wakes
                     await self.announce(appended)
                 return "handled"

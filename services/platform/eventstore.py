@@ -40,6 +40,9 @@ from services.platform import telemetry
 
 APPEND_LOCK_KEY = 0x4A495053  # "JIPS": the one key every append serialises on
 NOTIFY_CHANNEL = "jipsa_events"
+# The notice of an append whose appender publishes it itself (publisher.Announcer): the relay, whose
+# copy is then only the safety net, may wait and carry several of them in one pass.
+ANNOUNCED_CHANNEL = "jipsa_events_announced"
 
 
 class ConcurrencyError(Exception):
@@ -106,7 +109,9 @@ class EventStore:
             # One statement is its own transaction: no BEGIN and COMMIT round trips around it.
             await conn.set_autocommit(True)
             try:
-                recorded = await append_in(conn, events, expected_version=expected_version)
+                recorded = await append_in(
+                    conn, events, expected_version=expected_version, announced=self.announce is not None
+                )
             finally:
                 await conn.set_autocommit(False)
         if self.announce is not None:
@@ -165,13 +170,18 @@ async def read_stream_in(
 
 
 async def append_in(
-    conn: AsyncConnection[Any], events: Sequence[Envelope], *, expected_version: int | None = None
+    conn: AsyncConnection[Any],
+    events: Sequence[Envelope],
+    *,
+    expected_version: int | None = None,
+    announced: bool = False,
 ) -> list[Recorded]:
     """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit).
 
     One round trip: `jipsa_append` (infra/migrations/versions/0007_append_function.py) takes the lock,
     then reads and inserts in statements of its own, each with a snapshot taken after the lock, so
-    it sees the commit of the appender before us."""
+    it sees the commit of the appender before us. `announced`: the caller publishes the events itself
+    once they are committed (the commit notice says so, on ANNOUNCED_CHANNEL)."""
     if not events:
         return []
     streams = {e.stream_id for e in events}
@@ -194,7 +204,7 @@ async def append_in(
                 [json.dumps(e.metadata(), ensure_ascii=False) for e in events],
                 expected_version,
                 APPEND_LOCK_KEY,
-                NOTIFY_CHANNEL,
+                ANNOUNCED_CHANNEL if announced else NOTIFY_CHANNEL,
             ),
         )
         if rows and rows[-1]["position"] is None:

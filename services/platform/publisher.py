@@ -37,7 +37,7 @@ from services.platform.bus import ensure_stream
 from services.platform.eventstore import EventStore, Recorded, rows_of
 from services.platform.outages import url_of
 from services.platform.settings import InfraSettings
-from services.platform.wakeup import StoreWakeup
+from services.platform.wakeup import ANNOUNCED, StoreWakeup
 
 log = logging.getLogger("jipsa.publisher")
 CHECKPOINT = "publisher"
@@ -172,8 +172,17 @@ class Publisher:
         state = rows[0]["state"]
         return Checkpoint(rows[0]["position"], state["stream_seq"], state.get("stream_created"))
 
-    async def run(self, stop: asyncio.Event, idle_check_s: float = 5.0, verify_every_s: float = 1.0) -> None:
+    async def run(
+        self,
+        stop: asyncio.Event,
+        idle_check_s: float = 5.0,
+        verify_every_s: float = 1.0,
+        announced_delay_s: float = 0.25,
+    ) -> None:
         """Publish on every commit notification (and at least every `idle_check_s`) until `stop` is set.
+        When every append since the last pass was announced (published by its appender), the relay's
+        copy is only the safety net: it waits `announced_delay_s` for more (an unannounced append cuts
+        the wait short) and publishes them in one pass.
 
         The stream is verified (one request) when a wait ends without a notice, after a failure, and
         at most every `verify_every_s` while notices keep coming: the appenders publish too
@@ -194,7 +203,10 @@ class Publisher:
                     self._at, notified = None, False
                     await asyncio.sleep(1.0)
                     continue
-                notified = await wakeup.wait(stop, idle_check_s)
+                heard = await wakeup.wait(stop, idle_check_s)
+                if heard == ANNOUNCED:
+                    await wakeup.wait(stop, announced_delay_s, announced_too=False)
+                notified = heard is not None
 
     async def _publish(self, records: list[Recorded], checkpoint: Checkpoint) -> int:
         # One batch carries events of many runs, so its span starts a trace of its own, linked to each

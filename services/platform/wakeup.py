@@ -3,6 +3,10 @@
 Appends `NOTIFY` inside their transaction, so Postgres delivers the notice only
 at commit. Followers still poll on a timeout: a notice lost while the listening
 connection was down must never leave an event waiting.
+
+An append whose appender publishes it itself notifies on a channel of its own
+(ANNOUNCED_CHANNEL): a follower of the store hears both, and `wait` says which
+kind it heard, so the relay can take its time with the announced ones.
 """
 
 from __future__ import annotations
@@ -11,14 +15,19 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Final, Literal
 
 import psycopg
 from psycopg import AsyncConnection
 
-from services.platform.eventstore import NOTIFY_CHANNEL
+from services.platform.eventstore import ANNOUNCED_CHANNEL, NOTIFY_CHANNEL
 
 log = logging.getLogger(__name__)
 
+
+UNANNOUNCED: Final = "unannounced"
+ANNOUNCED: Final = "announced"
+Woken = Literal["unannounced", "announced"] | None  # what a wait heard: the first when both
 
 # The projector's notice of a new checkpoint (sent at the commit that moves it): what the gateway waits
 # for, since it never reads the log past the projections.
@@ -26,13 +35,14 @@ PROJECTIONS_CHANNEL = "jipsa_projections"
 
 
 class StoreWakeup:
-    """Wait for a notice on `channel`: the store's appends by default, or the projector's checkpoints."""
+    """Wait for a notice on `channel`: the store's appends by default (both kinds), or the projector's
+    checkpoints."""
 
     def __init__(self, database_url: str, channel: str = NOTIFY_CHANNEL) -> None:
         self.database_url = database_url
-        self.channel = channel
-        self._conn: AsyncConnection | None = None
-        self._notified = asyncio.Event()
+        self.channels = (channel, ANNOUNCED_CHANNEL) if channel == NOTIFY_CHANNEL else (channel,)
+        self._notified = asyncio.Event()  # any notice
+        self._unannounced = asyncio.Event()  # a notice of anything but an announced append
         self._listener: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> StoreWakeup:
@@ -45,16 +55,20 @@ class StoreWakeup:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
 
-    async def wait(self, stop: asyncio.Event, timeout: float) -> bool:
-        """Return on a commit notice, on `stop`, or after `timeout` seconds, whichever comes first;
-        whether a notice came."""
-        waiters = [asyncio.create_task(self._notified.wait()), asyncio.create_task(stop.wait())]
+    async def wait(self, stop: asyncio.Event, timeout: float, *, announced_too: bool = True) -> Woken:
+        """Return on a notice (with `announced_too=False`: one of an append nobody announced), on
+        `stop`, or after `timeout` seconds, whichever comes first; what was heard meanwhile."""
+        notice = self._notified if announced_too else self._unannounced
+        waiters = [asyncio.create_task(notice.wait()), asyncio.create_task(stop.wait())]
         _, pending = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
-        notified = self._notified.is_set()
+        heard: Woken = (
+            UNANNOUNCED if self._unannounced.is_set() else ANNOUNCED if self._notified.is_set() else None
+        )
         self._notified.clear()
-        return notified
+        self._unannounced.clear()
+        return heard
 
     async def follow(
         self,
@@ -88,10 +102,16 @@ class StoreWakeup:
         while True:
             try:
                 async with await AsyncConnection.connect(self.database_url, autocommit=True) as conn:
-                    await conn.execute(f"LISTEN {self.channel}")
-                    self._notified.set()  # we may have missed notices while (re)connecting: catch up once
-                    async for _ in conn.notifies():
-                        self._notified.set()
+                    for channel in self.channels:
+                        await conn.execute(f"LISTEN {channel}")
+                    self._heard(self.channels[0])  # we may have missed notices while (re)connecting
+                    async for notice in conn.notifies():
+                        self._heard(notice.channel)
             except Exception as e:  # Postgres restarting: followers keep polling meanwhile
-                log.warning("listen %s: %s; reconnecting", self.channel, e)
+                log.warning("listen %s: %s; reconnecting", self.channels[0], e)
                 await asyncio.sleep(1.0)
+
+    def _heard(self, channel: str) -> None:
+        self._notified.set()
+        if channel != ANNOUNCED_CHANNEL:
+            self._unannounced.set()
