@@ -9,6 +9,7 @@ drift from it. Messages carry the run they are about (`run_id`) and the event po
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
@@ -277,10 +278,18 @@ ServerMessage = Annotated[
 SERVER_MESSAGES: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 
+class OffProtocol(ValueError):
+    """A message that is not exactly what the published protocol describes."""
+
+
 def read_message(raw: str | bytes) -> ServerMessage:
-    """A message as a client receives it, held to the published protocol (pydantic's ValidationError
-    says where it differs): strict, so a number sent as a string or a key not published is refused."""
-    return SERVER_MESSAGES.validate_json(raw, strict=True)
+    """A message as a client receives it, held to the published protocol: strictly parsed (a number sent
+    as a string, a key not published: pydantic's ValidationError), then sent again as the gateway would
+    send it, which must give the same JSON (a published key left out: OffProtocol)."""
+    message = SERVER_MESSAGES.validate_json(raw, strict=True)
+    if sent(message) != json.loads(raw):
+        raise OffProtocol(f"a `{message.type}` message differs from its schema: {raw!r:.300}")
+    return message
 
 
 def sent(message: Message) -> dict[str, Any]:

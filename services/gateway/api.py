@@ -1,6 +1,7 @@
 """The REST side: sessions, a session's runs, a run's state and events, cancelling (health: health.py).
 
-A token is presented as `Authorization: Bearer <token>`: missing or unknown is 401, a valid token used
+A token is presented as `Authorization: Bearer <token>` (the `session` scheme in /openapi.json, where each
+route's answer is a model of contracts/api.py): missing or unknown is 401, a valid token used
 on another session's path is 403, and another session's run is 404, exactly like a run that does not
 exist, so a session cannot learn what others asked.
 """
@@ -15,8 +16,10 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response,
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from contracts.api import CancelAccepted, RunEvent, RunEvents, RunState, SessionCreated, SessionRuns, Todo
 from services.gateway.handlers import UnknownRun
 from services.gateway.limits import limits_of, retry_after
 from services.gateway.ports import Ports
@@ -76,10 +79,16 @@ def ports_of(request: Request) -> Ports:
 PortsDep = Annotated[Ports, Depends(ports_of)]
 
 
-async def session_of(request: Request, ports: PortsDep) -> str:
+# Declares the scheme in /openapi.json; the refusal is session_of's own (its 401 names what is missing).
+SESSION_BEARER = HTTPBearer(
+    scheme_name="session", description="the token `POST /api/sessions` returned", auto_error=False
+)
+Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(SESSION_BEARER)]
+
+
+async def session_of(request: Request, ports: PortsDep, bearer: Bearer) -> str:
     """The session the bearer token opens."""
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    session_id = await ports.sessions.holder_of(token.strip()) if scheme.lower() == "bearer" else None
+    session_id = await ports.sessions.holder_of(bearer.credentials if bearer else None)
     if session_id is None:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED, "a valid session token is required", {"WWW-Authenticate": "Bearer"}
@@ -117,23 +126,26 @@ def refuse_if_rationed(wait_s: float, what: str) -> None:
 
 
 @router.post("/api/sessions", status_code=status.HTTP_201_CREATED)
-async def create_session(request: Request, ports: PortsDep, body: NewSession | None = None) -> dict[str, str]:
+async def create_session(request: Request, ports: PortsDep, body: NewSession | None = None) -> SessionCreated:
     address = request.client.host if request.client else "unknown"
     refuse_if_rationed(
         limits_of(request.app.state, ports.settings).sessions.take(address), "new sessions from this address"
     )
     session_id, token = await ports.sessions.create(body.title if body else None)
-    return {"session_id": session_id, "token": token}
+    return SessionCreated(session_id=session_id, token=token)
 
 
 @router.get("/api/sessions/{session_id}/runs")
-async def list_runs(session_id: str, caller: SessionDep, ports: PortsDep) -> dict[str, Any]:
+async def list_runs(session_id: str, caller: SessionDep, ports: PortsDep) -> SessionRuns:
     own_session(session_id, caller)
-    return {"session_id": session_id, "runs": await ports.reads.session_runs(session_id)}
+    return SessionRuns.model_validate(
+        {"session_id": session_id, "runs": await ports.reads.session_runs(session_id)}
+    )
 
 
-@router.get("/api/runs/{run_id}")
-async def get_run(run_id: str, caller: SessionDep, ports: PortsDep) -> dict[str, Any]:
+# Unset fields stay out: a run not projected yet is answered with what is known of it, nothing invented.
+@router.get("/api/runs/{run_id}", response_model_exclude_unset=True)
+async def get_run(run_id: str, caller: SessionDep, ports: PortsDep) -> RunState:
     """The run's final state and its todo; a run the projector has not reached yet is still planning."""
     await own_run(ports, caller, run_id)
     state = await ports.reads.final_state(run_id) or {
@@ -142,7 +154,8 @@ async def get_run(run_id: str, caller: SessionDep, ports: PortsDep) -> dict[str,
         "status": "planning",
     }
     todo = await ports.reads.todo(run_id)
-    return {**state, "todo": {"progress_pct": todo.progress_pct, "steps": todo.steps} if todo else None}
+    found = Todo.model_validate({"progress_pct": todo.progress_pct, "steps": todo.steps}) if todo else None
+    return RunState.model_validate({**state, "todo": found})
 
 
 @router.get("/api/runs/{run_id}/events")
@@ -152,10 +165,10 @@ async def get_run_events(
     ports: PortsDep,
     after_position: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
-) -> dict[str, Any]:
+) -> RunEvents:
     await own_run(ports, caller, run_id)
     records = await ports.reads.run_events(run_id, after_position, limit)
-    return {"run_id": run_id, "events": [_event(r) for r in records]}
+    return RunEvents(run_id=run_id, events=[_event(r) for r in records])
 
 
 @router.post("/api/sessions/{session_id}/runs/{run_id}/cancel", status_code=status.HTTP_202_ACCEPTED)
@@ -166,7 +179,7 @@ async def cancel_run(
     caller: SessionDep,
     ports: PortsDep,
     body: CancelRun | None = None,
-) -> dict[str, Any]:
+) -> CancelAccepted:
     """Record the request; the supervisor ends the run (RunCancelled), which the socket then reports."""
     own_session(session_id, caller)
     refuse_if_rationed(
@@ -179,7 +192,7 @@ async def cancel_run(
         raise HTTPException(status.HTTP_404_NOT_FOUND, unknown.message) from None
     except FrameError as refused:  # ended already, or being cancelled: nothing is recorded
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
-    return {"run_id": run_id, "position": recorded.position}
+    return CancelAccepted(run_id=run_id, position=recorded.position)
 
 
 async def store_unreachable(request: Request, failure: Exception) -> JSONResponse:
@@ -192,14 +205,14 @@ async def store_unreachable(request: Request, failure: Exception) -> JSONRespons
     )
 
 
-def _event(record: Recorded) -> dict[str, Any]:
+def _event(record: Recorded) -> RunEvent:
     envelope = record.envelope
-    return {
-        "position": record.position,
-        "event_id": str(envelope.event_id),
-        "type": envelope.event_type,
-        "version": envelope.schema_version,
-        "occurred_at": envelope.occurred_at.isoformat(),
-        "causation": str(envelope.causation_id) if envelope.causation_id else None,
-        "data": envelope.data,
-    }
+    return RunEvent(
+        position=record.position,
+        event_id=str(envelope.event_id),
+        type=envelope.event_type,
+        version=envelope.schema_version,
+        occurred_at=envelope.occurred_at.isoformat(),
+        causation=str(envelope.causation_id) if envelope.causation_id else None,
+        data=envelope.data,
+    )

@@ -8,8 +8,9 @@ something (a contract's missing fields), `--answer field=value` gives it up fron
 for the rest, and otherwise the run is left waiting and reported as `input_required` with its questions.
 The documents a run makes (a lease, a sale contract, a loan checklist) are listed with the answer, and
 `--save DIR` downloads them there with the session's token (the only one that may read them).
-Exit status: 0 for an answer, guidance or a run waiting for input, 1 when the run ended in error, 2 when
-the gateway cannot be reached, 3 on timeout.
+Every message received is read through the published protocol (contracts/websocket.py) and every frame
+sent is built from it. Exit status: 0 for an answer, guidance or a run waiting for input, 1 when the run
+ended in error, 2 when the gateway cannot be reached (or speaks another protocol), 3 on timeout.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Annotated, Any
 import httpx
 import typer
 import websockets
+from pydantic import ValidationError
 from rich.console import Console, Group
 from rich.live import Live
 from rich.markdown import Markdown
@@ -34,7 +36,21 @@ from rich.prompt import Prompt
 from rich.table import Table
 from rich.text import Text
 
+from contracts.api import RunEvents, SessionCreated
+from contracts.websocket import (
+    ErrorMessage,
+    Frame,
+    InputRequestMessage,
+    InputResponseFrame,
+    InterruptResponseFrame,
+    OffProtocol,
+    PlanReadyMessage,
+    QueryFrame,
+    read_message,
+    sent,
+)
 from services.gateway.messages import STORE_UNAVAILABLE_CODE
+from services.gateway.protocol import describe
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 RUN_ENDED_IN_ERROR, GATEWAY_UNREACHABLE, TIMED_OUT = 1, 2, 3
@@ -235,39 +251,51 @@ async def converse(
 ) -> tuple[RunView, str, int]:
     """One question, start to answer: (what was told, the session id, how many events the run has);
     with `save_to`, the run's documents are downloaded there."""
+    try:
+        asking = QueryFrame(type="query", query=query, require_approval=approve)
+    except ValidationError as invalid:  # what the gateway would refuse, refused before asking it
+        raise Refused("invalid_frame", describe(invalid)) from None
     async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-        session = (await http.post("/api/sessions")).raise_for_status().json()
-        view, sent = RunView(), dict[str, str]()
-        socket_url = f"{url.replace('http', 'ws', 1)}/ws/{session['session_id']}?token={session['token']}"
+        session = SessionCreated.model_validate((await http.post("/api/sessions")).raise_for_status().json())
+        view, answered = RunView(), dict[str, str]()
+        socket_url = f"{url.replace('http', 'ws', 1)}/ws/{session.session_id}?token={session.token}"
         async with websockets.connect(socket_url) as socket:
-            await socket.send(json.dumps({"type": "query", "query": query, "require_approval": approve}))
+            await socket.send(_text(asking))
             async for raw in socket:
-                message = json.loads(raw)
-                if message["type"] == "error" and message["code"] != STORE_UNAVAILABLE_CODE:
-                    raise Refused(message["code"], message["message"])
-                view.apply(message)
-                screen.show(view, message)
-                mine = message.get("run_id") == view.run_id
-                if message["type"] == "plan_ready" and mine and approve and waits_for_approval(message):
-                    await socket.send(
-                        json.dumps({"type": "interrupt_response", "run_id": view.run_id, "action": "approve"})
+                message = read_message(raw)
+                if isinstance(message, ErrorMessage) and message.code != STORE_UNAVAILABLE_CODE:
+                    raise Refused(message.code, message.message)
+                shown = sent(message)
+                view.apply(shown)
+                screen.show(view, shown)
+                mine = message.run_id == view.run_id
+                if isinstance(message, PlanReadyMessage) and mine and approve and waits_for_approval(shown):
+                    approval = InterruptResponseFrame(
+                        type="interrupt_response", run_id=view.run_id, action="approve"
                     )
-                if message["type"] == "input_request" and mine:
-                    answers = answers_for(message, given or {}, ask_person)
-                    if not answers or answers.items() <= sent.items():
+                    await socket.send(_text(approval))
+                if isinstance(message, InputRequestMessage) and mine:
+                    answers = answers_for(shown, given or {}, ask_person)
+                    if not answers or answers.items() <= answered.items():
                         break  # nothing new to answer with: the run waits for the person
-                    frame = {"run_id": view.run_id, "step_id": message["step_id"], "answers": answers}
-                    await socket.send(json.dumps({"type": "input_response", **frame}))
-                    sent.update(answers)
+                    frame = InputResponseFrame(
+                        type="input_response", run_id=message.run_id, step_id=message.step_id, answers=answers
+                    )
+                    await socket.send(_text(frame))
+                    answered.update(answers)
                 if view.response is not None:
                     break
-        headers = {"Authorization": f"Bearer {session['token']}"}
-        events = (
+        headers = {"Authorization": f"Bearer {session.token}"}
+        events = RunEvents.model_validate(
             (await http.get(f"/api/runs/{view.run_id}/events", headers=headers)).raise_for_status().json()
         )
         if save_to is not None:
             view.saved = await save_documents(http, headers, view.documents, save_to)
-    return view, session["session_id"], len(events["events"])
+    return view, session.session_id, len(events.events)
+
+
+def _text(frame: Frame) -> str:
+    return frame.model_dump_json(exclude_none=True)
 
 
 async def save_documents(
@@ -338,7 +366,13 @@ def ask(
     except Refused as refused:
         console.print(f"[red]the gateway refused the question: {refused.args[1]}[/]")
         raise typer.Exit(RUN_ENDED_IN_ERROR) from None
-    except (httpx.HTTPError, OSError, websockets.WebSocketException) as unreachable:
+    except (
+        httpx.HTTPError,
+        OSError,
+        websockets.WebSocketException,
+        ValidationError,
+        OffProtocol,
+    ) as unreachable:
         console.print(f"[red]cannot talk to the gateway at {url}: {unreachable}[/]")
         raise typer.Exit(GATEWAY_UNREACHABLE) from None
     finally:

@@ -16,9 +16,21 @@ from services.gateway.api import PortsDep, SessionDep
 from services.gateway.reads import session_document
 
 router = APIRouter()
+# The media types the document service writes (DOCX and Markdown), for /openapi.json.
+DOCUMENT_BYTES = {"schema": {"type": "string", "format": "binary"}}
+DOCUMENT_TYPES = (
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "text/markdown; charset=utf-8",
+)
 
 
-@router.get("/api/documents/{artifact_id}")
+@router.get(
+    "/api/documents/{artifact_id}",
+    response_class=Response,
+    responses={
+        200: {"description": "the document", "content": dict.fromkeys(DOCUMENT_TYPES, DOCUMENT_BYTES)}
+    },
+)
 async def download_document(artifact_id: str, caller: SessionDep, ports: PortsDep) -> Response:
     found = await session_document(ports.reads, artifact_id, caller)
     if found is None:

@@ -9,11 +9,13 @@ under the name existing users probe.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from fastapi import APIRouter, Request, status
 from fastapi.responses import JSONResponse
 from nats.aio.client import Client as NATS
 
+from contracts.api import GatewayReadiness, Liveness
 from services.gateway.ports import Ports
 from services.platform.bus import connect
 from services.platform.probes import (
@@ -66,13 +68,19 @@ def readiness(ports: Ports) -> Readiness:
     )
 
 
-@router.get(LIVENESS_PATH)
+@router.get(LIVENESS_PATH, response_model=Liveness)
 async def livez() -> dict[str, str]:
     return {"process": OK}
 
 
-@router.get(READINESS_PATH)
-@router.get("/healthz")
+READINESS_ANSWERS: dict[int | str, dict[str, Any]] = {
+    status.HTTP_200_OK: {"model": GatewayReadiness, "description": "every dependency answers"},
+    status.HTTP_503_SERVICE_UNAVAILABLE: {"model": GatewayReadiness, "description": "one does not"},
+}
+
+
+@router.get(READINESS_PATH, responses=READINESS_ANSWERS)
+@router.get("/healthz", responses=READINESS_ANSWERS)
 async def readyz(request: Request) -> JSONResponse:
     ports: Ports = request.app.state.ports
     report = await readiness(ports).report(ports.settings.health_timeout_s)

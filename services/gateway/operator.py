@@ -4,8 +4,8 @@ lag, and the slowest recent runs with their audit timeline (what `jipsa audit` p
 
 Behind one token from the environment (`JIPSA_OPERATOR_TOKEN`): with none configured the page
 and its API do not exist (404, so a deployment without an operator shows nothing of them); a missing or
-wrong bearer is 401. The token is compared in constant time. The page itself holds nothing secret; it
-asks for the token once and sends it with every call.
+wrong bearer is 401 (the `operator` scheme in /openapi.json). The token is compared in constant time.
+The page itself holds nothing secret; it asks for the token once and sends it with every call.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request, status
 from fastapi.responses import FileResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from nats.errors import Error as NatsError
 
+from contracts.api import OperatorOverview, Redriven, RunTimeline
 from services.gateway.operator_figures import (
     llm_by_call_point,
     outcome_counts,
@@ -70,11 +72,20 @@ def configured(request: Request) -> OperatorConfig:
     return config
 
 
-def authorised(request: Request, config: Annotated[OperatorConfig, Depends(configured)]) -> OperatorConfig:
-    scheme, _, presented = request.headers.get("authorization", "").partition(" ")
+# Declares the scheme in /openapi.json; the refusal is authorised's own (404 before 401, its own body).
+OPERATOR_BEARER = HTTPBearer(
+    scheme_name="operator", description="the token set in JIPSA_OPERATOR_TOKEN", auto_error=False
+)
+
+
+def authorised(
+    config: Annotated[OperatorConfig, Depends(configured)],
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(OPERATOR_BEARER)],
+) -> OperatorConfig:
+    presented = bearer.credentials if bearer else ""
     # Bytes: compare_digest refuses str with non-ASCII characters, which a header may carry.
-    matches = secrets.compare_digest(presented.strip().encode(), (config.token or "").encode())
-    if scheme.lower() != "bearer" or not matches:
+    matches = secrets.compare_digest(presented.encode(), (config.token or "").encode())
+    if bearer is None or not matches:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED, "a valid operator token is required", {"WWW-Authenticate": "Bearer"}
         )
@@ -97,14 +108,14 @@ async def operator_page() -> FileResponse:
     return FileResponse(STATIC / "operator.html", headers={"Cache-Control": "no-cache"})
 
 
-@api.get("/overview")
+@api.get("/overview", response_model=OperatorOverview)
 async def overview(
     request: Request, config: Operator, minutes: Annotated[int, Query(ge=5, le=180)] = 60
 ) -> dict[str, Any]:
     return await _overview(_ports(request), config, minutes)
 
 
-@api.get("/runs/{run_id}/timeline")
+@api.get("/runs/{run_id}/timeline", response_model=RunTimeline)
 async def run_timeline(
     request: Request, config: Operator, run_id: Annotated[str, Path(max_length=200)]
 ) -> dict[str, Any]:
@@ -118,7 +129,7 @@ async def run_timeline(
     return {"run_id": run_id, "events": [_timeline_row(row) for row in timeline(records)]}
 
 
-@api.post("/dead-letters/{letter_id}/redrive")
+@api.post("/dead-letters/{letter_id}/redrive", response_model=Redriven)
 async def redrive_letter(request: Request, config: Operator, letter_id: int) -> dict[str, Any]:
     """The re-drive `jipsa dlq replay` does: the message back on its subject, the letter marked."""
     try:

@@ -8,8 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from contracts.export import websocket_dir
+from contracts.websocket import OffProtocol, PongMessage, read_message
 
 pytestmark = pytest.mark.contract
 
@@ -46,3 +48,22 @@ def test_the_page_sends_only_published_frames() -> None:
     sent = page_frames()
     assert sent == {"query", "interrupt_response", "input_response", "todo_skip"}  # what the page offers
     assert sent <= published_types("ClientFrame.json")
+
+
+PONG = {"type": "pong", "run_id": None, "position": None}
+
+
+@pytest.mark.parametrize(
+    "drifted",
+    [
+        {**PONG, "sent_at": "12:00"},  # a key the schema does not name
+        {"type": "pong", "run_id": None},  # a key the schema requires, missing
+        {**PONG, "type": "pong_v2"},  # a type nobody published
+        {"type": "connected", "run_id": None, "position": "7", "session_id": "s", "head": 7},  # "7" no number
+    ],
+)
+def test_a_message_that_drifted_from_the_schema_is_refused(drifted: dict[str, object]) -> None:
+    """What the gateway's tests and `jipsa ask` hold every received message to."""
+    assert read_message(json.dumps(PONG)) == PongMessage()
+    with pytest.raises((ValidationError, OffProtocol)):
+        read_message(json.dumps(drifted))

@@ -1,0 +1,224 @@
+"""The gateway's REST answers: what each route of /api (and the probes) returns with its 2xx status, so
+/openapi.json describes them. Times are ISO 8601 strings, as the projections hand them over.
+
+The run's read models (final state, todo) are the projector's tables read as they are: their JSON
+columns (plan, step results, response, errors) are objects here, typed where the contracts own the
+shape (the intent) and described otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from contracts.values import Intent
+from contracts.websocket import IsoTime, TodoStep
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+# --- sessions and runs
+
+
+class SessionCreated(Answer):
+    session_id: str
+    token: str = Field(description="the bearer token for this session's routes and its WebSocket")
+
+
+class RunSummary(Answer):
+    """One run of a session's history."""
+
+    run_id: str
+    query: str | None
+    status: str = Field(description="planning, awaiting_approval, awaiting_input, running or how it ended")
+    created_at: IsoTime | None
+
+
+class SessionRuns(Answer):
+    session_id: str
+    runs: list[RunSummary] = Field(description="newest first")
+
+
+class Todo(Answer):
+    progress_pct: int = Field(ge=0, le=100)
+    steps: list[TodoStep]
+
+
+class RunState(Answer):
+    """A run's final-state projection and its todo. A run the projector has not reached yet has only
+    `run_id`, `session_id`, `status` (planning) and `todo`."""
+
+    run_id: str
+    session_id: str | None
+    status: str = Field(description="as in a session's history")
+    query: str | None = None
+    require_approval: bool = False
+    intent: Intent | None = None
+    plan: dict[str, Any] | None = Field(
+        default=None, description="strategy, mode, steps, estimated_total_s, modified_by_person"
+    )
+    step_results: dict[str, dict[str, Any]] = Field(
+        default={}, description="step id -> the step's result (contracts.results.StepResult)"
+    )
+    response: dict[str, Any] | None = Field(default=None, description="the ResponseReady payload")
+    errors: list[dict[str, Any]] = Field(
+        default=[], description="each failure: at, code, message, step_id, attempt"
+    )
+    created_at: IsoTime | None = None
+    planned_at: IsoTime | None = None
+    completed_at: IsoTime | None = None
+    total_ms: float | None = None
+    llm_calls: int = 0
+    llm_fallbacks: int = 0
+    tool_decisions: int = 0
+    last_position: int | None = Field(default=None, description="the last event the projection holds")
+    todo: Todo | None
+
+
+class RunEvent(Answer):
+    """One event of a run as stored: its envelope's facts and its payload (`data`)."""
+
+    position: int
+    event_id: str
+    type: str
+    version: int
+    occurred_at: IsoTime
+    causation: str | None = Field(description="the id of the event that caused it")
+    data: dict[str, Any]
+
+
+class RunEvents(Answer):
+    run_id: str
+    events: list[RunEvent] = Field(description="in log order")
+
+
+class CancelAccepted(Answer):
+    """The request is recorded; the supervisor ends the run, which the socket then reports."""
+
+    run_id: str
+    position: int = Field(description="the RunCancelRequested event's position")
+
+
+# --- probes
+
+
+class Liveness(Answer):
+    process: str
+
+
+class GatewayReadiness(Answer):
+    """Each dependency's answer: "ok", or why not (then the status is 503)."""
+
+    postgres: str
+    nats: str
+    follower: str
+
+
+# --- the operator's page (/api/operator)
+
+
+class MinuteCount(Answer):
+    minute: IsoTime
+    runs: int
+
+
+class RunCounts(Answer):
+    counted: int
+    capped: bool = Field(description="the window held more runs; the newest were counted")
+    per_minute: list[MinuteCount]
+    by_outcome: dict[str, int]
+
+
+class TeamLatency(Answer):
+    team: str
+    steps: int
+    failed: int
+    p50_ms: float
+    p95_ms: float
+
+
+class CallPointFigures(Answer):
+    call_point: str
+    calls: int
+    failures: int
+    fallbacks: int
+    p50_ms: float
+
+
+class DeadLetterView(Answer):
+    id: int
+    consumer: str
+    subject: str
+    event_id: str | None
+    error: str
+    deliveries: int
+    parked_at: IsoTime
+    replayed_at: IsoTime | None
+    payload: str = Field(description="the message, its first 500 characters")
+
+
+class CheckpointLag(Answer):
+    name: str
+    position: int
+    updated_at: IsoTime | None
+    head: int
+    behind: int
+
+
+class ConsumerLag(Answer):
+    consumer: str | None
+    pending: int
+    unacked: int
+    redelivered: int
+
+
+class StreamConsumers(Answer):
+    stream: str | None
+    list: list[ConsumerLag]
+    problem: str | None = Field(description="why there are none to show")
+
+
+class SlowRun(Answer):
+    run_id: str
+    query: str | None
+    status: str
+    outcome: str | None
+    created_at: IsoTime
+    total_ms: float
+
+
+class OperatorOverview(Answer):
+    now: IsoTime
+    minutes: int
+    runs: RunCounts
+    steps: list[TeamLatency]
+    llm: list[CallPointFigures]
+    dead_letters: list[DeadLetterView] = Field(description="open ones newest first, then recent re-drives")
+    checkpoints: list[CheckpointLag]
+    consumers: StreamConsumers
+    slowest: list[SlowRun]
+
+
+class TimelineEntry(Answer):
+    """A row of `jipsa audit RUN_ID`."""
+
+    position: int
+    occurred_at: IsoTime
+    event: str = Field(description='type and stored version, e.g. "StepFailed v1"')
+    producer: str
+    stream_version: int
+    cause: str | None
+    details: str
+
+
+class RunTimeline(Answer):
+    run_id: str
+    events: list[TimelineEntry]
+
+
+class Redriven(Answer):
+    id: int
+    subject: str
