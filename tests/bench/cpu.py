@@ -99,9 +99,10 @@ class Meter:
 
 def per_run_lines(spent: Mapping[str, float], runs: int) -> list[str]:
     """One line per process, largest first, in CPU-milliseconds per run, and their total."""
+    width = max(len(name) for name in [*spent, "total"])
     lines = [
-        f"  {name:<24} {seconds * 1000 / runs:9.1f} ms/run   ({seconds:.2f} s)"
+        f"  {name:<{width}} {seconds * 1000 / runs:9.1f} ms/run   ({seconds:.2f} s)"
         for name, seconds in sorted(spent.items(), key=lambda item: -item[1])
     ]
     total = sum(spent.values())
-    return [*lines, f"  {'total':<24} {total * 1000 / runs:9.1f} ms/run   ({total:.2f} s)"]
+    return [*lines, f"  {'total':<{width}} {total * 1000 / runs:9.1f} ms/run   ({total:.2f} s)"]
