@@ -58,6 +58,9 @@ class StatuteAnswer:
     says: str
     articles: tuple[ArticleRef, ...]
     threshold: Threshold | None = None
+    # A rule of a law the shipped statutes do not hold (민법's 수선 의무, 계약금): the answer names it, and
+    # the search cites no article of its own beside it, since none of them is the one that says it.
+    outside: str | None = None
 
 
 @cache
@@ -71,6 +74,7 @@ def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
             says=row["says"],
             articles=tuple(_ref(ref) for ref in row["articles"]),
             threshold=Threshold(**row["threshold"]) if "threshold" in row else None,
+            outside=row.get("outside"),
         )
         for row in book["answer"]
     )

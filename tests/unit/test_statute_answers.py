@@ -7,6 +7,7 @@ import pytest
 
 from services.housing.statute_answers import answer_for, answer_resting_on, statute_answers
 from services.housing.statutes import articles_in_force, paragraphs
+from services.search.legal.tool import legal_result
 
 pytestmark = pytest.mark.unit
 
@@ -14,6 +15,7 @@ pytestmark = pytest.mark.unit
 def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> None:
     articles = {a.article_id: a for a in articles_in_force()}
     for answer in statute_answers():
+        assert answer.articles or answer.outside, answer.subject  # rests on articles, or names its law
         for ref in answer.articles:
             assert ref.article_id in articles, (answer.subject, ref)
             assert ref.paragraph in paragraphs(articles[ref.article_id].text), (answer.subject, ref)
@@ -38,6 +40,10 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ("전세 계약하기 전에 뭘 확인해야 하나요?", "계약 전 확인 (전세사기 예방)"),
         ("깡통전세 피하려면 어떻게 해요", "계약 전 확인 (전세사기 예방)"),
         ("살던 집이 팔렸대요 보증금은 누가 돌려줘요?", "집주인이 바뀐 경우"),
+        ("확정일자는 어디서 받아요?", "확정일자 받는 곳"),
+        ("확정일자 받으면 뭐가 좋아요?", "확정일자와 우선변제권"),
+        ("보일러가 고장났는데 집주인이 안 고쳐줘요", "임대인의 수선 의무"),
+        ("가계약금 보냈는데 집주인이 계약 안 하겠대요", "계약금과 계약 해제"),
         ("임대인이 바뀌면 계약은 어떻게 돼요", "집주인이 바뀐 경우"),
     ],
 )
@@ -86,3 +92,12 @@ def test_a_lease_report_verdict_reads_the_persons_figures_against_the_lines(
     assert threshold is not None
     said = threshold.verdict(deposit, rent)
     assert said == verdict if verdict is None else said is not None and said.startswith(verdict)
+
+
+def test_a_rule_outside_the_statutes_is_named_and_no_unrelated_article_is_cited() -> None:
+    # 민법 is not among the shipped statutes: the answer names 제623조, and the search's own best hits
+    # (some 주택임대차보호법 article sharing a word) are not offered as its grounds
+    answer = answer_for("보일러가 고장났는데 집주인이 안 고쳐줘요")
+    assert answer is not None and answer.outside and "민법 제623조" in answer.says
+    result = legal_result([], answer)
+    assert result.citations == [] and "법령 자료에는 없어" in (result.headline or "")

@@ -88,6 +88,9 @@ def legal_result(
     own figures, when they gave them) and its articles are cited first, at their paragraphs; otherwise
     the headline quotes the sentence of the top article that says most
     about the question. Every citation carries the 항 and the sentence it rests on."""
+    if answer is not None and answer.outside:
+        said = f"{answer.says} ({answer.outside}: Jipsa가 가진 법령 자료에는 없어 조문을 인용하지 못합니다.)"
+        return StepResult(headline=said, data={"legal_hits": [], "outside": answer.outside})
     citations = [citation(h) for h in hits]
     grounds = _grounds(answer, index) if answer and index else []
     if grounds:
