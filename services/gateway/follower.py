@@ -4,9 +4,10 @@ Following
 ---------
 It reads the log in position order, but never past the projector's checkpoint (`checkpoints`,
 'projections'), so the todo read from the projection for a step event reflects at least that event.
-It wakes on the projector's commit notice (`jipsa_projections`) and polls as a safety net. Each event
-is rendered once (messages.py) and offered to the sockets of the event's session; an Outbox per socket
-drops any position at or below the last one it sent, so positions only go up on a socket.
+It wakes on the projector's commit notice (`jipsa_projections`), which carries the new checkpoint, and
+polls as a safety net (reading the checkpoint then). Each event is rendered once (messages.py) and
+offered to the sockets of the event's session; an Outbox per socket drops any position at or below the
+last one it sent, so positions only go up on a socket.
 
 Where a socket starts
 ---------------------
@@ -105,6 +106,7 @@ class Follower:
         self.cursor: int | None = None  # every event at or below it has been offered
         self.store_lost = False  # the last catch-up could not reach Postgres
         self._outboxes: dict[str, set[Outbox]] = defaultdict(set)
+        self._notices: StoreWakeup | None = None  # the projector's, while `run` follows them
 
     def register(self, outbox: Outbox) -> None:
         self._outboxes[outbox.session_id].add(outbox)
@@ -146,6 +148,7 @@ class Follower:
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the projector's checkpoint until `stop`, through Postgres restarts."""
         async with StoreWakeup(self.database_url, PROJECTIONS_CHANNEL) as wakeup:
+            self._notices = wakeup
             await wakeup.follow(
                 stop,
                 self._catch_up_or_tell,
@@ -169,7 +172,10 @@ class Follower:
         self.store_lost = False
 
     async def catch_up(self) -> None:
-        ceiling = await self.reads.checkpoint()
+        # The projector's notice carries its new checkpoint: the store is asked only after a poll or a
+        # reconnection, when a notice may have been missed.
+        told = self._notices.take_position() if self._notices is not None else None
+        ceiling = told if told is not None else await self.reads.checkpoint()
         if self.cursor is None:
             # Nothing below the checkpoint at start can concern a socket: each starts at or above it.
             self.cursor = ceiling

@@ -43,6 +43,7 @@ class StoreWakeup:
         self.channels = (channel, ANNOUNCED_CHANNEL) if channel == NOTIFY_CHANNEL else (channel,)
         self._notified = asyncio.Event()  # any notice
         self._unannounced = asyncio.Event()  # a notice of anything but an announced append
+        self._position: int | None = None  # the furthest position a notice carried, not yet taken
         self._listener: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> StoreWakeup:
@@ -106,12 +107,20 @@ class StoreWakeup:
                         await conn.execute(f"LISTEN {channel}")
                     self._heard(self.channels[0])  # we may have missed notices while (re)connecting
                     async for notice in conn.notifies():
-                        self._heard(notice.channel)
+                        self._heard(notice.channel, notice.payload)
             except Exception as e:  # Postgres restarting: followers keep polling meanwhile
                 log.warning("listen %s: %s; reconnecting", self.channels[0], e)
                 await asyncio.sleep(1.0)
 
-    def _heard(self, channel: str) -> None:
+    def take_position(self) -> int | None:
+        """The furthest position the notices heard since the last take carried, if any: the projector's
+        say how far the projections are built, so its follower need not ask the store."""
+        position, self._position = self._position, None
+        return position
+
+    def _heard(self, channel: str, payload: str = "") -> None:
+        if payload.isdigit():
+            self._position = max(self._position or 0, int(payload))
         self._notified.set()
         if channel != ANNOUNCED_CHANNEL:
             self._unannounced.set()

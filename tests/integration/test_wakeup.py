@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from services.platform.eventstore import EventStore, Recorded
-from services.platform.wakeup import ANNOUNCED, UNANNOUNCED, StoreWakeup
+from services.platform.wakeup import ANNOUNCED, PROJECTIONS_CHANNEL, UNANNOUNCED, StoreWakeup
 from tests.integration.bus_helpers import query_event
 
 pytestmark = pytest.mark.integration
@@ -50,3 +50,22 @@ async def test_waiting_for_an_unannounced_append_lets_announced_ones_pass(
         assert not waiting.done(), "an announced append ended a wait for an unannounced one"
         await store.append([query_event("plain")])
         assert await waiting == UNANNOUNCED
+
+
+async def test_the_projectors_notices_tell_how_far_it_has_built(store: EventStore, database_url) -> None:
+    """The position a notice carries is told once taken, the furthest first; a notice without one (as on
+    reconnecting) tells none, so the follower asks the store then."""
+    stop = asyncio.Event()
+    async with StoreWakeup(database_url, PROJECTIONS_CHANNEL) as wakeup:
+        await heard_after(wakeup, stop)
+        assert wakeup.take_position() is None
+        async with store.pool.connection() as conn:
+            for told in ("40", "42"):  # two checkpoints' notices, delivered at one commit
+                await conn.execute("SELECT pg_notify(%s, %s)", (PROJECTIONS_CHANNEL, told))
+        taken: list[int] = []
+        while 42 not in taken:
+            await wakeup.wait(stop, 30)
+            if (position := wakeup.take_position()) is not None:
+                taken.append(position)
+        assert taken in ([42], [40, 42])
+        assert wakeup.take_position() is None
