@@ -10,6 +10,7 @@ The page itself holds nothing secret; it asks for the token once and sends it wi
 
 from __future__ import annotations
 
+import pathlib
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -37,7 +38,6 @@ from services.gateway.operator_reads import (
     counted_events,
     recent_runs,
 )
-from services.gateway.page import STATIC
 from services.gateway.ports import Ports
 from services.gateway.protocol import is_storable
 from services.gateway.settings import GatewaySettings
@@ -103,9 +103,22 @@ def mount_operator(app: FastAPI, config: OperatorConfig) -> None:
     app.include_router(api)
 
 
+# The page's own files are served here, behind the same switch as the page (no operator token configured:
+# 404), not from the person's page's /static; the shared modules it imports (/static/js) are public.
+ASSETS = pathlib.Path(__file__).parent / "operator_static"
+_MEDIA = {"operator.css": "text/css", "operator.js": "text/javascript"}
+
+
 @page.get("/operator")
 async def operator_page() -> FileResponse:
-    return FileResponse(STATIC / "operator.html", headers={"Cache-Control": "no-cache"})
+    return FileResponse(ASSETS / "operator.html", headers={"Cache-Control": "no-cache"})
+
+
+@page.get("/operator/static/{name}")
+async def operator_asset(name: str) -> FileResponse:
+    if name not in _MEDIA:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no such file")
+    return FileResponse(ASSETS / name, media_type=_MEDIA[name], headers={"Cache-Control": "no-cache"})
 
 
 @api.get("/overview", response_model=OperatorOverview)

@@ -61,6 +61,9 @@ async def test_without_a_token_configured_neither_the_page_nor_its_api_exists(po
         assert (await http.get("/operator")).status_code == 404
         for method, path in ROUTES:
             assert (await http.request(method, path, headers=bearer(TOKEN))).status_code == 404, path
+        # nor its files, under its own path or the person's page's
+        for path in ("/operator/static/operator.js", "/static/operator.js", "/static/operator.html"):
+            assert (await http.get(path)).status_code == 404, path
 
 
 async def test_a_missing_or_wrong_token_is_refused(pool, server_urls: ServerUrls) -> None:
@@ -72,6 +75,9 @@ async def test_a_missing_or_wrong_token_is_refused(pool, server_urls: ServerUrls
         assert (
             page.status_code == 200 and "운영자 토큰" in page.text
         )  # the page asks; it holds nothing secret
+        script = await http.get("/operator/static/operator.js")
+        assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+        assert (await http.get("/operator/static/../operator.py")).status_code == 404
         for method, path in ROUTES:
             for headers in (
                 {},

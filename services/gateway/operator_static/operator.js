@@ -1,9 +1,9 @@
 // The operator's page: asks for the token once (kept in sessionStorage, so it goes with the tab),
 // then reads /api/operator/overview every few seconds and draws it. Every call sends the token.
 
-import { h, list, number, record, replaceChildren, text } from "./js/dom.js";
-import { duration, plain } from "./js/format.js";
-import { teamLabel } from "./js/labels.js";
+import { h, list, number, record, replaceChildren, text } from "/static/js/dom.js";
+import { duration, plain } from "/static/js/format.js";
+import { teamLabel } from "/static/js/labels.js";
 
 const TOKEN_KEY = "jipsa.operator.token";
 const REFRESH_MS = 4000;
