@@ -8,7 +8,8 @@ from pydantic import Field
 
 from contracts.events import Event
 from contracts.registry import REGISTRY
-from contracts.results import Question
+from contracts.results import Question, StepResult
+from contracts.steps import StepInputs, inputs_from_v1, result_from_v1
 from contracts.values import Citation, DocumentRef, PlanStep, Team
 
 
@@ -23,8 +24,9 @@ class PlanApprovalRequested(Event):
 
 
 @REGISTRY.event
-class StepStarted(Event):
-    """A step was dispatched to its team; its inputs include its dependencies' results."""
+class StepStartedV1(Event):
+    """First published shape: inputs and dependency results were free dicts. Read through
+    `upcast_step_started_v1`."""
 
     event_type = "StepStarted"
     producer = "supervisor"
@@ -39,6 +41,36 @@ class StepStarted(Event):
     dependency_results: dict[str, dict[str, Any]] = {}
     attempt: int = Field(default=1, ge=1)
     timeout_s: float = Field(gt=0)
+
+
+@REGISTRY.event
+class StepStarted(Event):
+    """v2: a step was dispatched to its team with typed inputs (the question, its focus and entities) and
+    the results of the steps it depends on, each a StepResult, so no team re-parses dicts."""
+
+    event_type = "StepStarted"
+    producer = "supervisor"
+    routing_field = "team"
+    schema_version: Literal[2] = 2
+
+    run_id: str
+    step_id: str
+    team: Team
+    task: str
+    inputs: StepInputs = StepInputs()
+    dependency_results: dict[str, StepResult] = {}
+    attempt: int = Field(default=1, ge=1)
+    timeout_s: float = Field(gt=0)
+
+
+@REGISTRY.upcaster("StepStarted", from_version=1)
+def upcast_step_started_v1(data: dict[str, Any]) -> dict[str, Any]:
+    results = data.get("dependency_results", {})
+    return {
+        **data,
+        "inputs": inputs_from_v1(data.get("inputs", {})),
+        "dependency_results": {step_id: result_from_v1(r) for step_id, r in results.items()},
+    }
 
 
 @REGISTRY.event

@@ -93,9 +93,8 @@ class DocumentRef(Frozen):
 
 
 class StepFocus(StrEnum):
-    """What a step is for: the planner sets it in a step's `inputs["focus"]` (a list), the team's tool
-    selection starts from it. Step inputs are `{"query": str, "focus": [StepFocus], "entities": {...}}`
-    plus whatever the focus needs."""
+    """What a step is for: the planner sets it in a step's inputs (`StepInputs.focus`, a list), the team's
+    tool selection starts from it."""
 
     LEGAL = "legal"  # statutes and their articles
     LISTINGS = "listings"  # complexes and one-room listings

@@ -76,7 +76,7 @@ class TaxedPurchase:
 def purchase_tax(case: Case, p: Profile, price: float, rules: RuleBook, day: date) -> TaxedPurchase:
     """The tax on buying at `price` with the homes and the region the question gives; without them the
     purchase is taken as a first home in an unregulated area, and both are said and asked."""
-    region = find_region(case.query, list(case.entities.get("gu") or []), rules.regions, day)
+    region = find_region(case.query, case.entities.gu, rules.regions, day)
     notes, questions = [], []
     houses_after = (p.house_count if p.house_count is not None else 0) + 1
     if p.house_count is None:

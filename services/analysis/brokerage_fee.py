@@ -10,6 +10,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from contracts.entities import PropertyType
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.statutes import StatuteBook
@@ -101,7 +102,7 @@ def brokerage_fee(case: Case, rules: BrokerageRules, statutes: StatuteBook) -> S
         )
     ]
     findings = [_rates_not_shipped()]
-    if "commercial" in (case.entities.get("property_types") or []):
+    if PropertyType.COMMERCIAL in case.entities.property_types:
         figures.append(_non_housing_ceiling(amount, rules.non_housing))
         findings.insert(
             0, "주택 외 중개대상물의 보수는 거래금액의 1천분의 9 이내에서 협의합니다(제20조④ 제2호)."

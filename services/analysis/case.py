@@ -1,5 +1,6 @@
-"""What one analysis step knows (사안): the question, its entities, the step's own inputs and the results
-of the steps it depends on, read defensively because they arrive as plain dicts over the bus."""
+"""What one analysis step knows (사안): the question, its entities, the figures stated beside them and the
+results of the steps it depends on. The entities and results arrive typed (contracts.steps, contracts.
+results); only the open parts are read defensively: a result's `data`, and the facts stated in it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from contracts.entities import QueryEntities
+from contracts.results import ListingRow, StepResult
+from contracts.steps import split_fields
 from services.housing.area import PYEONG_M2
 from services.housing.money import amounts_manwon
 
@@ -47,16 +51,16 @@ class Comparable:
 @dataclass(frozen=True)
 class Case:
     query: str
-    entities: dict[str, Any] = field(default_factory=dict)
-    inputs: dict[str, Any] = field(default_factory=dict)
-    dependency_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    entities: QueryEntities = QueryEntities()
+    # Figures given outside the question's words, by the names `number` and `text` read: the applicant's
+    # facts a loan application asked for (they outrank the entities), or the day to read the rules at
+    # (`as_of`, for a test).
+    facts: dict[str, Any] = field(default_factory=dict)
+    dependency_results: dict[str, StepResult] = field(default_factory=dict)
 
     def amounts(self) -> list[int]:
         """Money amounts in the question in order (만원): the planner's, else parsed from the text."""
-        given = self.entities.get("amounts_manwon")
-        if isinstance(given, list) and given:
-            return [int(a) for a in given if _is_number(a)]
-        return amounts_manwon(self.query)
+        return self.entities.amounts_manwon or amounts_manwon(self.query)
 
     def deposits_and_rents(self) -> tuple[list[float], list[float]]:
         """The amounts as (deposits, monthly rents) when no role was given: a question that speaks of 월세
@@ -68,15 +72,15 @@ class Case:
         return [a for a in amounts if a > RENT_CEILING_MANWON], rents
 
     def number(self, *keys: str) -> float | None:
-        """The first of `keys` present as a number in the step's inputs, then in the entities."""
-        for source in (self.inputs, self.entities):
-            for key in keys:
-                if _is_number(source.get(key)):
-                    return float(source[key])
+        """The first of `keys` given as a number: each in the facts, then among the entities."""
+        for key in keys:
+            for value in (self.facts.get(key), getattr(self.entities, key, None)):
+                if _is_number(value):
+                    return float(value)
         return None
 
     def text(self, key: str) -> str | None:
-        value = self.inputs.get(key, self.entities.get(key))
+        value = self.facts.get(key, getattr(self.entities, key, None))
         return str(value) if value else None
 
     def size_m2(self) -> float | None:
@@ -89,7 +93,7 @@ class Case:
         the home's size is known, only those whose area range comes near it."""
         seen: dict[str, Comparable] = {}
         for result in self.dependency_results.values():
-            for row in result.get("listings") or []:
+            for row in result.listings:
                 comparable = _comparable(row, deal_type)
                 if comparable:
                     seen.setdefault(comparable.listing_id, comparable)
@@ -104,7 +108,7 @@ class Case:
         if stated:
             return stated, "질문/입력에 주어진 시세"
         for step_id, result in self.dependency_results.items():
-            data = result.get("data", {})
+            data = result.data
             for stats in [data.get("market_stats"), *data.get("market_stats_also", [])]:
                 stat = _market_stat(stats, deal_type)
                 if stat:
@@ -117,14 +121,21 @@ class Case:
         return None
 
 
-def stated_facts(dependency_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def stated_facts(dependency_results: dict[str, StepResult]) -> dict[str, Any]:
     """The person's own figures that a step asked them for (a loan application's applicant, in the
     simulator's terms): they outrank what the planner read from the question."""
     facts: dict[str, Any] = {}
     for result in dependency_results.values():
-        stated = (result.get("data") or {}).get("applicant")
+        stated = result.data.get("applicant")
         facts.update(stated if isinstance(stated, dict) else {})
     return facts
+
+
+def with_stated(entities: QueryEntities, facts: dict[str, Any]) -> QueryEntities:
+    """The question's entities with the stated facts that are entities (the 구 of the applicant's address,
+    a deposit) in their place: the person's own answer outranks what was read from the question."""
+    stated, _ = split_fields(QueryEntities, facts)
+    return QueryEntities.model_validate({**entities.model_dump(), **stated})
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
@@ -139,22 +150,21 @@ def _near(comparable: Comparable, size_m2: float) -> bool:
     return low * (1 - AREA_TOLERANCE) <= size_m2 <= high * (1 + AREA_TOLERANCE)
 
 
-def _comparable(row: Any, deal_type: str) -> Comparable | None:
+def _comparable(row: ListingRow, deal_type: str) -> Comparable | None:
     """A listing row counts when it is for `deal_type` (or carries no deal type) and has a price."""
-    if not isinstance(row, dict) or row.get("deal_type") not in (None, deal_type):
+    if row.deal_type not in (None, deal_type):
         return None
     # One figure of the two stands for both.
-    prices = [float(p) for p in (row.get("price_min_manwon"), row.get("price_max_manwon")) if _is_number(p)]
+    prices = [float(p) for p in (row.price_min_manwon, row.price_max_manwon) if p is not None]
     if not prices:
         return None
-    low, high = prices[0], prices[-1]
     return Comparable(
-        listing_id=str(row.get("listing_id", row.get("name", "?"))),
-        name=str(row.get("name", "")),
-        price_min=low,
-        price_max=high,
-        area_min_m2=row.get("area_min_m2") if _is_number(row.get("area_min_m2")) else None,
-        area_max_m2=row.get("area_max_m2") if _is_number(row.get("area_max_m2")) else None,
+        listing_id=row.listing_id,
+        name=row.name,
+        price_min=prices[0],
+        price_max=prices[-1],
+        area_min_m2=row.area_min_m2,
+        area_max_m2=row.area_max_m2,
     )
 
 

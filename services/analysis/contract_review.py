@@ -13,9 +13,7 @@ SEVERITY_NAMES = {"high": "심각", "medium": "주의", "low": "참고"}
 
 
 def contract_text(case: Case) -> str | None:
-    given = case.inputs.get("contract_text")
-    if isinstance(given, str) and given.strip():
-        return given
+    """The contract pasted into the question, if it holds one."""
     return case.query if looks_like_contract(case.query) else None
 
 

@@ -37,5 +37,5 @@ def in_force(rules: Iterable[R], day: date) -> list[R]:
 
 
 def day_asked(as_of: str | None) -> date:
-    """The day the rules are read for: the step's `as_of` when given (a replay, a test), else today."""
+    """The day the rules are read for: the case's `as_of` fact when given (a test), else today."""
     return date.fromisoformat(as_of) if as_of else date.today()

@@ -13,7 +13,7 @@ import asyncio
 
 from contracts.results import StepResult
 from contracts.telemetry import LlmCallRecorded
-from services.analysis.case import Case, stated_facts
+from services.analysis.case import Case, stated_facts, with_stated
 from services.analysis.contract_review import contract_text
 from services.analysis.judgement import contract_judgement
 from services.analysis.tools import ANALYSIS_TEAM, RUNS, Library
@@ -30,8 +30,8 @@ def analysis_work(library: Library, llm: LlmClient | None = None) -> TeamWork:
 
 
 async def analyse(step: StepWork, library: Library, llm: LlmClient | None = None) -> StepOutput:
-    entities = {**step.entities, **stated_facts(step.dependency_results)}
-    case = Case(step.query, entities, step.inputs, step.dependency_results)
+    facts = stated_facts(step.dependency_results)
+    case = Case(step.query, with_stated(step.entities, facts), facts, step.dependency_results)
 
     async def run(name: str, _: StepWork) -> StepResult:
         return await asyncio.to_thread(RUNS[name], case, library)

@@ -51,7 +51,7 @@ def _price_label(case: Case) -> str:
 
 def _market_named(case: Case) -> str:
     """The market figure a ratio fell back on, as a person reads it: 강남구 매매 호가 중앙값."""
-    place = " ".join([*(case.entities.get("gu") or []), *(case.entities.get("dong") or [])])
+    place = " ".join([*case.entities.gu, *case.entities.dong])
     return f"{place or '검색된 지역'} 매매 호가 중앙값"
 
 

@@ -55,7 +55,7 @@ def missing_for_limit(p: Profile, region: Region | None) -> list[str]:
 def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> StepResult:
     day = day_asked(case.text("as_of"))
     p = read_profile(case)
-    region = find_region(case.query, list(case.entities.get("gu") or []), regions, day)
+    region = find_region(case.query, case.entities.gu, regions, day)
     missing = missing_for_limit(p, region)
     rate, rate_note, rate_finding = rate_of(p, lending)
     term = p.term_years or lending.default_term.years

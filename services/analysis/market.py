@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 
+from contracts.entities import DealType
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import DEAL_NAMES, PYEONG_M2, Case, Comparable
 from services.housing.money import format_manwon as won_text
@@ -29,7 +30,7 @@ def asked_price(case: Case) -> float | None:
 
 
 def market_analysis(case: Case) -> StepResult:
-    deal = str(case.entities.get("deal_type") or case.inputs.get("deal_type") or "sale")
+    deal = (case.entities.deal_type or DealType.SALE).value
     asked = asked_price(case)
     comparables = case.comparables(deal)
     if asked is None:

@@ -103,7 +103,7 @@ def priority_repayment(case: Case, rules: SmallDepositRules, statutes: StatuteBo
     if deposit is None:
         deposits, _ = case.deposits_and_rents()
         deposit = deposits[0] if deposits else None
-    named = table.tier_named(case.query, list(case.entities.get("gu") or []))
+    named = table.tier_named(case.query, case.entities.gu)
     tier, place = named or (table.seoul, None)
     questions = [] if named else [Question(field="region", label="주택 소재지(시·군·구)", hint="예: 수원시")]
     citations = _citations(statutes)

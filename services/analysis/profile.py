@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from contracts.entities import DealType
 from services.analysis.case import Case
 from services.housing import household
 from services.housing.amounts import Role, read_amounts
@@ -95,13 +96,13 @@ def read_profile(case: Case) -> Profile:
         assets_manwon=_pick(case, money, "assets", "net_assets_manwon"),
         house_count=_int(case.number("house_count"), houses),
         adds_home=household.adds_a_home(text),
-        first_home=bool(case.inputs.get("first_home")) or first_home,
+        first_home=first_home,
         age=_int(case.number("age"), first_int(_AGE, text)),
         married=married,
         marriage_years=case.number("marriage_years") or years,
         engaged=engaged,
         children=_int(case.number("children"), children),
-        newborn=bool(case.inputs.get("newborn")) or newborn,
+        newborn=newborn,
         rate=_rate(case, text),
         term_years=_int(case.number("term_years"), first_int(_TERM, text)),
         holding_years=_int(case.number("holding_years"), first_int(_HOLD, text)),
@@ -117,7 +118,7 @@ def _pick(case: Case, money: dict[str, float], role: str, *keys: str) -> float |
 
 def _entity_price(case: Case) -> float | None:
     """A purchase question's price band from the planner ("8억 이하 아파트"): its upper end."""
-    if case.entities.get("deal_type") not in (None, "sale"):
+    if case.entities.deal_type not in (None, DealType.SALE):
         return None
     return case.number("price_max_manwon")
 

@@ -123,7 +123,7 @@ RUNS: dict[str, Callable[[Case, Library], StepResult]] = {
 
 def _pasted_contract(step: StepWork) -> tuple[str, ...]:
     """A contract pasted into the question is reviewed whatever else is asked."""
-    return ("contract_review",) if contract_text(Case(step.query, inputs=step.inputs)) else ()
+    return ("contract_review",) if contract_text(Case(step.query)) else ()
 
 
 ANALYSIS_TEAM = ToolTeam(

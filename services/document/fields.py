@@ -2,7 +2,7 @@
 
 Sources, weakest first, so a later word overrides an earlier one: a listing found by an earlier
 step (its address), earlier turns of the session (`previous_queries`), the query itself, and the
-answers the person gave to our questions (`inputs["answers"]`, {field: text}). Nothing is guessed:
+answers the person gave to our questions (`StepInputs.answers`, {field: text}). Nothing is guessed:
 a field no source states stays None and is asked for if it is required.
 """
 
@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from contracts.results import StepResult
 from services.housing.addresses import region_address
 from services.housing.area import PYEONG_M2
 from services.housing.dates import DATE, DateError, dates_at, parse_date, parse_term_months, term_end
@@ -146,7 +147,7 @@ def collect_fields(
     query: str,
     previous_queries: Iterable[str] = (),
     answers: Mapping[str, Any] | None = None,
-    dependency_results: Mapping[str, Mapping[str, Any]] | None = None,
+    dependency_results: Mapping[str, StepResult] | None = None,
 ) -> tuple[LeaseFields, dict[str, str]]:
     """The contract's fields from every source, and the answers that could not be read (field -> why)."""
     texts = [*previous_queries, query]
@@ -188,15 +189,15 @@ def resolve_term(fields: LeaseFields) -> LeaseFields:
     return fields
 
 
-def listing_fields(dependency_results: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def listing_fields(dependency_results: Mapping[str, StepResult]) -> dict[str, Any]:
     """The address (and area, when the listing has one) of the first listing an earlier step found."""
     for result in dependency_results.values():
-        for row in result.get("listings") or []:
-            if not all(row.get(part) for part in ("gu", "dong", "name")):
+        for row in result.listings:
+            if not (row.gu and row.dong and row.name):
                 continue
-            found: dict[str, Any] = {"address": f"서울특별시 {row['gu']} {row['dong']} {row['name']}"}
-            if row.get("area_min_m2") and row.get("area_min_m2") == row.get("area_max_m2"):
-                found["area_m2"] = row["area_min_m2"]
+            found: dict[str, Any] = {"address": f"서울특별시 {row.gu} {row.dong} {row.name}"}
+            if row.area_min_m2 and row.area_min_m2 == row.area_max_m2:
+                found["area_m2"] = row.area_min_m2
             return found
     return {}
 

@@ -19,11 +19,9 @@ from services.platform.team import StepWork
 
 
 def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
-    answers = step.inputs.get("answers")
     fields, unreadable = collect_fields(
         step.query,
-        previous_queries=[str(q) for q in step.inputs.get("previous_queries") or []],
-        answers=answers if isinstance(answers, Mapping) else {},
+        answers=step.inputs.answers,
         dependency_results=step.dependency_results,
     )
     review = review_lease(fields)

@@ -51,11 +51,9 @@ def draft_loan_checklist(step: StepWork) -> Draft:
 
 def collect(step: StepWork) -> Draft:
     """The applicant's facts, or questions for the missing ones."""
-    answers = step.inputs.get("answers")
     applicant, unreadable = collect_applicant(
         step.query,
-        previous_queries=[str(q) for q in step.inputs.get("previous_queries") or []],
-        answers=answers if isinstance(answers, Mapping) else {},
+        answers=step.inputs.answers,
     )
     known = {"loan_applicant": applicant.model_dump(mode="json", exclude_defaults=True)}
     questions = questions_for(missing_applicant_fields(applicant), unreadable, [], LABELS)
@@ -69,14 +67,14 @@ def collect(step: StepWork) -> Draft:
     return Draft(summary="대출 신청 정보 확인", result=result)
 
 
-def applicant_of(results: Iterable[Mapping[str, Any]]) -> LoanApplicant | None:
+def applicant_of(results: Iterable[StepResult]) -> LoanApplicant | None:
     for result in results:
-        if stated := (result.get("data") or {}).get("loan_applicant"):
+        if stated := result.data.get("loan_applicant"):
             return LoanApplicant.model_validate(stated)
     return None
 
 
-def write(applicant: LoanApplicant, dependency_results: Mapping[str, Mapping[str, Any]]) -> Draft:
+def write(applicant: LoanApplicant, dependency_results: Mapping[str, StepResult]) -> Draft:
     data = _merged_data(dependency_results.values())
     simulation = _simulation(dependency_results.values())
     programmes = fitting_programmes(applicant, data)
@@ -179,23 +177,22 @@ def _figure_table(figures: list[Figure], applicant: LoanApplicant) -> Block:
     return Table(("항목", "값", "계산 근거"), rows)
 
 
-def _simulation(results: Iterable[Mapping[str, Any]]) -> list[Figure]:
+def _simulation(results: Iterable[StepResult]) -> list[Figure]:
     """The loan simulator's limit figures, from the analysis step that ran it."""
     figures = []
     for result in results:
-        if "loan_simulation" not in (result.get("data") or {}):
+        if "loan_simulation" not in result.data:
             continue
-        for raw in result.get("figures") or []:
-            figure = Figure.model_validate(raw)
+        for figure in result.figures:
             if figure.label.startswith(LIMIT_FIGURES):
                 figures.append(figure)
     return figures
 
 
-def _merged_data(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def _merged_data(results: Iterable[StepResult]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for result in results:
-        merged.update(result.get("data") or {})
+        merged.update(result.data)
     return merged
 
 

@@ -32,11 +32,9 @@ SEVERITY_NAMES = {"error": "오류", "warning": "주의", "note": "참고"}
 def draft_sale(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
     if looks_like_contract(step.query) and looks_like_sale_contract(step.query):
         return review_pasted(step.query, statutes)
-    answers = step.inputs.get("answers")
     fields, unreadable = collect_sale_fields(
         step.query,
-        previous_queries=[str(q) for q in step.inputs.get("previous_queries") or []],
-        answers=answers if isinstance(answers, Mapping) else {},
+        answers=step.inputs.answers,
     )
     review = review_sale(fields)
     questions = questions_for(missing_sale_fields(fields), unreadable, review.blocking, LABELS)

@@ -150,7 +150,7 @@ def _evolve(waits: RunWaits, envelope: Envelope, event: object) -> None:
         case StepStarted():
             _step(waits, event.step_id, status="in_progress", attempt=event.attempt)
         case StepCompleted() if _running(waits, event.step_id, event.attempt):
-            _step(waits, event.step_id, status="completed", asks=bool(event.result.get("needs_input")))
+            _step(waits, event.step_id, status="completed", asks=event.result.needs_input)
         case StepFailed() | StepTimedOut() if _running(waits, event.step_id, event.attempt):
             _step(waits, event.step_id, status="failed")
         case StepRetried():

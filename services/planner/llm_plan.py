@@ -95,11 +95,11 @@ def plan_from_llm(answer: PlanningAnswer, query: str, previous: PriorTurn | None
     estimate. Raises InvalidPlan when the steps do not validate or do not fit the intent."""
     text = normalize(query)
     named = extract_entities(text)
-    context, extra = text, {}
+    context, previous_query = text, None
     entities = named
     if previous is not None and followup.is_follow_up(text, previous, named):
         entities = followup.merge_entities(followup.previous_entities(previous), named)
-        context, extra = previous.query, {"previous_query": previous.query}
+        context, previous_query = previous.query, previous.query
     intent = Intent(
         type=answer.intent,
         confidence=answer.confidence,
@@ -107,7 +107,7 @@ def plan_from_llm(answer: PlanningAnswer, query: str, previous: PriorTurn | None
         entities=entities.model_dump(mode="json", exclude_defaults=True),
     )
     steps = [
-        make_step(s.id, s.team, s.task, s.focus, s.depends_on, query, entities, extra)
+        make_step(s.id, s.team, s.task, s.focus, s.depends_on, query, entities, previous_query)
         for s in _run_order(answer.steps)
     ]
     errors = validate_steps(steps) + _intent_errors(answer.intent, steps)

@@ -10,10 +10,11 @@ The strategy follows from those dependencies; the estimate is the critical path.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from contracts.entities import PropertyType, QueryEntities
+from contracts.entities import DealType, PropertyType, QueryEntities
+from contracts.steps import StepInputs, inputs_for_plan, plan_inputs
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
 from services.housing.entities import asked_bounds_text, extract_entities
 from services.housing.money import format_manwon
@@ -191,14 +192,14 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
         entities = followup.merge_entities(followup.previous_entities(previous), named)
         intent = _continued_intent(previous.intent, text, entities)
         step_ids = _step_ids(intent.type, previous.query, entities) + _step_ids(None, text, entities)
-        extra = {"previous_query": previous.query}
+        previous_query: str | None = previous.query
         context = previous.query
     else:
         entities, intent = named, classify(text, named)
         step_ids = _step_ids(intent.type, text, entities)
-        extra, context = {}, text
+        previous_query, context = None, text
     asked = query if isinstance(query, str) else ""
-    steps = build_steps(_ordered(step_ids, entities), asked, entities, intent, extra)
+    steps = build_steps(_ordered(step_ids, entities), asked, entities, intent, previous_query)
     return assemble(intent, steps, context)
 
 
@@ -214,17 +215,19 @@ def with_sale_prices_for_risk(steps: list[PlanStep]) -> list[PlanStep]:
     needs_sale = {
         dep
         for s in steps
-        if {StepFocus.JEONSE_RISK.value, StepFocus.MARKET_ANALYSIS.value} & set(s.inputs.get("focus", []))
+        if {StepFocus.JEONSE_RISK, StepFocus.MARKET_ANALYSIS} & set(plan_inputs(s.inputs).focus)
         for dep in s.depends_on
     }
-    return [
-        s.model_copy(update={"inputs": {**s.inputs, "also_deal_types": ["sale"]}})
-        if s.step_id in needs_sale
-        and StepFocus.MARKET.value in s.inputs.get("focus", [])
-        and s.inputs.get("entities", {}).get("deal_type") not in (None, "sale")
-        else s
-        for s in steps
-    ]
+    return [_also_sale(s) if s.step_id in needs_sale else s for s in steps]
+
+
+def _also_sale(step: PlanStep) -> PlanStep:
+    """A market search of a lease deal type that also fetches 매매 prices."""
+    inputs = plan_inputs(step.inputs)
+    if StepFocus.MARKET not in inputs.focus or inputs.entities.deal_type in (None, DealType.SALE):
+        return step
+    also = inputs.model_copy(update={"also_deal_types": [DealType.SALE]})
+    return step.model_copy(update={"inputs": inputs_for_plan(also)})
 
 
 def _continued_intent(before: Intent, text: str, entities: QueryEntities) -> Intent:
@@ -554,7 +557,11 @@ def _lease_task(entities: QueryEntities, after_search: bool) -> str:
 
 
 def build_steps(
-    kinds: list[StepKind], query: str, entities: QueryEntities, intent: Intent, extra: Mapping[str, object]
+    kinds: list[StepKind],
+    query: str,
+    entities: QueryEntities,
+    intent: Intent,
+    previous_query: str | None = None,
 ) -> list[PlanStep]:
     """Steps of the given kinds; `query` goes into the inputs as the person wrote it."""
     planned = {kind.step_id for kind in kinds}
@@ -568,7 +575,7 @@ def build_steps(
             [r for r in kind.reads if r in planned],
             query,
             entities,
-            extra,
+            previous_query,
         )
         for kind in kinds
     ]
@@ -582,20 +589,16 @@ def make_step(
     depends_on: list[str],
     query: str,
     entities: QueryEntities,
-    extra: Mapping[str, object] | None = None,
+    previous_query: str | None = None,
 ) -> PlanStep:
-    """A step with the house's inputs: the query, its focus list and the entities, plus `extra`."""
-    inputs = {
-        "query": query,
-        "focus": [StepFocus(f).value for f in focus],
-        "entities": entities.model_dump(mode="json", exclude_defaults=True),
-        **(extra or {}),
-    }
+    """A step with the house's inputs: the query, its focus list and the entities, and for a follow-up
+    the question it continues."""
+    inputs = StepInputs(query=query, focus=list(focus), entities=entities, previous_query=previous_query)
     return PlanStep(
         step_id=step_id,
         team=team,
         task=task[:200],
-        inputs=inputs,
+        inputs=inputs_for_plan(inputs),
         depends_on=depends_on,
         timeout_s=TEAM_TIMEOUT_S[team],
     )
@@ -654,12 +657,10 @@ def validate_steps(steps: list[PlanStep]) -> list[str]:
 
 
 def _focus_errors(step: PlanStep) -> list[str]:
-    focus = step.inputs.get("focus", [])
-    if not isinstance(focus, list):
-        return [f"{step.step_id!r}: focus must be a list"]
-    allowed = {f.value for f in TEAM_FOCUS[step.team]}
     return [
-        f"{step.step_id!r}: team {step.team.value} does not do focus {f!r}" for f in focus if f not in allowed
+        f"{step.step_id!r}: team {step.team.value} does not do focus {f.value!r}"
+        for f in plan_inputs(step.inputs).focus
+        if f not in TEAM_FOCUS[step.team]
     ]
 
 

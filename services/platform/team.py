@@ -21,17 +21,19 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 import psycopg
 from opentelemetry.trace import Span
 
 from contracts import Envelope, Event, caused_by
+from contracts.entities import QueryEntities
 from contracts.results import StepResult
+from contracts.steps import StepInputs
 from contracts.supervisor import StepStarted
 from contracts.teams import StepCompleted, StepFailed
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
-from contracts.values import StepError, Team
+from contracts.values import StepError, StepFocus, Team
 from services.platform import telemetry
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 
@@ -45,22 +47,22 @@ class StepWork:
     run_id: str
     step_id: str
     task: str
-    inputs: dict[str, Any]
-    dependency_results: dict[str, dict[str, Any]]
+    inputs: StepInputs
+    dependency_results: dict[str, StepResult]
     attempt: int
     session_id: str | None = None
 
     @property
     def query(self) -> str:
-        return str(self.inputs.get("query", ""))
+        return self.inputs.query
 
     @property
-    def focus(self) -> list[str]:
-        return [str(f) for f in self.inputs.get("focus", [])]
+    def focus(self) -> list[StepFocus]:
+        return self.inputs.focus
 
     @property
-    def entities(self) -> dict[str, Any]:
-        return dict(self.inputs.get("entities", {}))
+    def entities(self) -> QueryEntities:
+        return self.inputs.entities
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: E
         team=team,
         attempt=started.attempt,
         summary=output.summary[:300],
-        result=output.result.model_dump(mode="json", exclude_defaults=True),
+        result=output.result,
         duration_ms=_elapsed_ms(began),
     )
     audit: list[Event] = [*output.tool_decisions, *output.llm_calls]

@@ -180,7 +180,9 @@ def _on_step_started(state: FinalState | None, event: StepStarted, record: Recor
 
 def _on_step_completed(state: FinalState | None, event: StepCompleted, record: Recorded) -> FinalState:
     begun = _begun(state, record)
-    return begun.model_copy(update={"step_results": {**begun.step_results, event.step_id: event.result}})
+    # Stored as a v1 result was, with its defaults left out: a rebuild over v1 events gives the same rows.
+    result = event.result.model_dump(mode="json", exclude_defaults=True)
+    return begun.model_copy(update={"step_results": {**begun.step_results, event.step_id: result}})
 
 
 def _on_step_failed(state: FinalState | None, event: StepFailed, record: Recorded) -> FinalState:

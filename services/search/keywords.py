@@ -28,7 +28,7 @@ class KeywordAnswer(BaseModel):
 
 
 async def with_keywords(llm: LlmClient | None, step: StepWork) -> tuple[StepWork, list[LlmCallRecorded]]:
-    """The step with `inputs["keywords"]` from the model when it has no focus; else the step as it is."""
+    """The step with `inputs.search.keywords` from the model when it has no focus; else the step as it is."""
     if llm is None or not llm.configured or step.focus:
         return step, []
     result = await llm.structured(
@@ -41,4 +41,5 @@ async def with_keywords(llm: LlmClient | None, step: StepWork) -> tuple[StepWork
     terms = list(dict.fromkeys([*result.value.legal_terms, *result.value.keywords]))
     if not terms:
         return step, [result.record]
-    return replace(step, inputs={**step.inputs, "keywords": terms}), [result.record]
+    search = step.inputs.search.model_copy(update={"keywords": terms})
+    return replace(step, inputs=step.inputs.model_copy(update={"search": search})), [result.record]

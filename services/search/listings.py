@@ -26,6 +26,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.entities import QueryEntities
 from contracts.results import Figure, ListingRow, StepResult
+from contracts.steps import SearchOptions
 from services.housing.amounts import Bounds, bounds_text
 from services.housing.money import format_manwon as won_text
 from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, named_as_word
@@ -36,6 +37,7 @@ SNAPSHOT_DATE = "2025-10-08"
 SNAPSHOT_SOURCE = f"매물 스냅샷 {SNAPSHOT_DATE} (호가)"
 SNAPSHOT_CAVEAT = f"{SNAPSHOT_DATE} 매물 스냅샷의 호가(요청 가격)이며 실제 계약가격(실거래가)이 아닙니다."
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
+NO_OPTIONS = SearchOptions()
 COMPLEX_TYPES = ("apartment", "officetel")
 TYPE_KO = {
     "apartment": "아파트",
@@ -112,15 +114,9 @@ class ListingFilters:
         return self.rent_min is not None or self.rent_max is not None
 
 
-def parse_entities(raw: dict[str, Any]) -> QueryEntities:
-    """The planner's entities, keeping only the fields the contract knows (a missing key = no filter)."""
-    return QueryEntities.model_validate({k: v for k, v in raw.items() if k in QueryEntities.model_fields})
-
-
-def filters_from(entities: QueryEntities, options: dict[str, Any] | None = None) -> ListingFilters:
-    """Filters from the question's entities plus step options the entities contract has no field for
-    (walk minutes, completion year, households, paging)."""
-    opts = options or {}
+def filters_from(entities: QueryEntities, options: SearchOptions = NO_OPTIONS) -> ListingFilters:
+    """Filters from the question's entities plus the step's search options the entities contract has no
+    field for (walk minutes, completion year, households, paging)."""
     return ListingFilters(
         gu=tuple(entities.gu),
         dong=tuple(entities.dong),
@@ -133,22 +129,18 @@ def filters_from(entities: QueryEntities, options: dict[str, Any] | None = None)
         rent_max=entities.monthly_rent_max_manwon,
         size_min_m2=entities.size_min_m2,
         size_max_m2=entities.size_max_m2,
-        walk_max_min=_int(opts.get("walk_max_min")),
-        completion_year_min=_int(opts.get("completion_year_min")),
-        completion_year_max=_int(opts.get("completion_year_max")),
-        households_min=_int(opts.get("households_min")),
-        households_max=_int(opts.get("households_max")),
-        limit=min(max(_int(opts.get("limit")) or DEFAULT_LIMIT, 1), MAX_LIMIT),
-        offset=max(_int(opts.get("offset")) or 0, 0),
+        walk_max_min=options.walk_max_min,
+        completion_year_min=options.completion_year_min,
+        completion_year_max=options.completion_year_max,
+        households_min=options.households_min,
+        households_max=options.households_max,
+        limit=min(max(options.limit or DEFAULT_LIMIT, 1), MAX_LIMIT),
+        offset=max(options.offset or 0, 0),
     )
 
 
 def filters_from_step(step: StepWork) -> ListingFilters:
-    return filters_from(parse_entities(step.entities), step.inputs)
-
-
-def _int(value: Any) -> int | None:
-    return None if value is None or value == "" else int(value)
+    return filters_from(step.entities, step.inputs.search)
 
 
 @dataclass
@@ -452,8 +444,8 @@ async def complex_of_step(
 ) -> NamedComplex | None:
     """The complex the step's question names, or for a follow-up ("그럼 매매는요?") the one its earlier
     question named, unless the follow-up moved to places the complex is not in."""
-    for text in (step.query, step.inputs.get("previous_query")):
-        if isinstance(text, str) and (named := await find_named_complex(pool, text, f)) is not None:
+    for text in (step.query, step.inputs.previous_query):
+        if text and (named := await find_named_complex(pool, text, f)) is not None:
             return named
     return None
 

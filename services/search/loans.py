@@ -26,7 +26,6 @@ from services.housing.amounts import given_figures, read_amounts
 from services.housing.money import format_manwon as won_text
 from services.housing.text import topic_particle
 from services.platform.team import StepWork
-from services.search.listings import parse_entities
 
 LOAN_FILE = Path(__file__).resolve().parents[2] / "infra" / "seed" / "loans" / "loan_programs.json"
 # Words of a question that name who is asking; the rules match them, no LLM needed.
@@ -295,5 +294,5 @@ def _today(ctx: Any) -> date:
 
 async def loan_products(ctx: Any, step: StepWork) -> StepResult:
     """The loan tool: the programmes and rules in force today that fit the question."""
-    deal = parse_entities(step.entities).deal_type
+    deal = step.entities.deal_type
     return loan_result(default_book(), step.query, deal.value if deal else None, _today(ctx))

@@ -478,21 +478,21 @@ def _comparison_sentence(a: RegionMarket, b: RegionMarket, deal: str, names: Fig
 async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
     """The market tool: contract prices when the window has matching deals, else snapshot asking prices.
 
-    `inputs["also_deal_types"]` adds the same figures for other deal types (a jeonse-risk analysis
+    `inputs.also_deal_types` adds the same figures for other deal types (a jeonse-risk analysis
     needs 매매 prices beside the 전세 ones asked about); they go to data["market_stats_also"]."""
     f = filters_from_step(step)
     notes = []
     if f.deal_type is None:  # "시세" without a deal kind is read as 매매
         f = replace(f, deal_type="sale")
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
-    months = int(step.inputs.get("window_months") or DEFAULT_WINDOW_MONTHS)
+    months = step.inputs.search.window_months or DEFAULT_WINDOW_MONTHS
     named = await complex_of_step(ctx.pool, step, f)
     if named is not None:
         f = around_complex(f, named)
     result = market_result(await _stats_for(ctx, f, months))
     if named is not None:
         result = with_complex_first(result, named, f.deal_type or "sale")
-    also = [d for d in step.inputs.get("also_deal_types", []) if d in DEAL_KO and d != f.deal_type]
+    also = [d.value for d in step.inputs.also_deal_types if d.value in DEAL_KO and d != f.deal_type]
     for deal_type in also:
         # The asked price bounds belong to the asked deal type (8억 of 전세 says nothing of 매매 prices).
         other = replace(f, deal_type=deal_type, price_min=None, price_max=None, rent_min=None, rent_max=None)

@@ -93,7 +93,7 @@ _BOUND_KEYS = ("price_max_manwon", "price_min_manwon", "monthly_rent_max_manwon"
 def answering_first(step: StepWork, names: list[str]) -> list[str]:
     """The tools in the order their headlines should lead the step's answer: as chosen, except that a
     count asked for, or listings asked for within a price bound, puts the listing total first."""
-    bounded = any(step.entities.get(key) is not None for key in _BOUND_KEYS)
+    bounded = any(getattr(step.entities, key) is not None for key in _BOUND_KEYS)
     asks_listings = bounded and _LISTINGS_ASKED.search(step.query)
     if "listing_search" in names and (_COUNT_ASKED.search(f"{step.query} {step.task}") or asks_listings):
         return ["listing_search", *(n for n in names if n != "listing_search")]

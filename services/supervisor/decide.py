@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from contracts import Event
-from contracts.results import Question
 from contracts.supervisor import (
     InputRequested,
     PlanApprovalRequested,
@@ -155,12 +154,18 @@ def _input_requests(state: RunState, now: datetime, policy: RetryPolicy) -> list
         InputRequested(
             run_id=state.run_id,
             step_id=step_id,
-            questions=[Question.model_validate(q) for q in step.questions],
-            message=(step.result or {}).get("headline") or f"{step.spec.task}: 알려 주실 내용이 있습니다",
+            questions=step.questions,
+            message=_asking(step),
         )
         for step_id, step in state.steps.items()
         if step.awaiting_input and not step.input_requested
     ]
+
+
+def _asking(step: StepState) -> str:
+    """What the person reads above the questions: the step's own headline, else its task."""
+    headline = step.result.headline if step.result else None
+    return headline or f"{step.spec.task}: 알려 주실 내용이 있습니다"
 
 
 def _dispatches(state: RunState, now: datetime, policy: RetryPolicy) -> list[Event]:
@@ -202,7 +207,7 @@ def _started(state: RunState, step: StepState, needs: list[StepState]) -> StepSt
         step_id=spec.step_id,
         team=spec.team,
         task=spec.task,
-        inputs={**spec.inputs, "answers": step.answers} if step.answers else spec.inputs,
+        inputs=step.inputs.model_copy(update={"answers": step.answers}) if step.answers else step.inputs,
         dependency_results={n.spec.step_id: n.result for n in needs if n.result is not None},
         attempt=step.attempt,
         timeout_s=spec.timeout_s,

@@ -13,8 +13,6 @@ import json
 import re
 from typing import Any
 
-from pydantic import ValidationError
-
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.supervisor import ResponseReady
 from contracts.values import Citation, DocumentRef, IntentType, StepFocus
@@ -129,12 +127,7 @@ class _Said:
 
 
 def _result(step: StepState) -> StepResult | None:
-    if step.status != "completed" or step.result is None:
-        return None
-    try:
-        return StepResult.model_validate(step.result)
-    except ValidationError:  # a team that answered off-contract: show nothing rather than guess
-        return None
+    return step.result if step.status == "completed" else None
 
 
 def _by_relevance(state: RunState, done: Done) -> Done:
@@ -146,11 +139,11 @@ def _by_relevance(state: RunState, done: Done) -> Done:
 
     def rank(item: tuple[StepState, StepResult]) -> int:
         step, result = item
-        if own_review and own_review in step.spec.inputs.get("focus", []) and result.findings:
+        if own_review and own_review in step.inputs.focus and result.findings:
             return -1  # a contract to review is answered by its review, before any figure computed beside it
         if step.spec.team.value == "analysis" and result.headline and result.figures:
             return 0  # an analysis that computed nothing ("비교할 단지가 없습니다") answers nothing
-        return 1 if wanted in step.spec.inputs.get("focus", []) else 2
+        return 1 if wanted in step.inputs.focus else 2
 
     return sorted(done, key=rank)
 
@@ -281,7 +274,9 @@ def synthesis_inputs(state: RunState) -> dict[str, Any]:
         "query": state.query,
         "intent": state.intent.type.value if state.intent else "UNCLEAR",
         "step_results": {
-            step.spec.task: step.result for step in state.steps.values() if step.status == "completed"
+            step.spec.task: step.result.model_dump(mode="json", exclude_defaults=True)
+            for step in state.steps.values()
+            if step.status == "completed" and step.result is not None
         },
         "failed_steps": [step.spec.task for step in state.steps.values() if step.status == "failed"],
     }

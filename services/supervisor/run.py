@@ -26,6 +26,8 @@ from contracts.gateway import (
     StepSkipRequested,
 )
 from contracts.planner import PlanReady
+from contracts.results import Question, StepResult
+from contracts.steps import StepInputs, plan_inputs
 from contracts.supervisor import (
     InputRequested,
     PlanApprovalRequested,
@@ -52,14 +54,19 @@ class StepState:
     started_at: datetime | None = None
     timeout_s: float | None = None
     retry_due_at: datetime | None = None
-    result: dict[str, Any] | None = None
+    result: StepResult | None = None
     error: StepError | None = None
     retryable: bool = False
     failures: int = 0  # failed attempts so far: the retry budget (input rounds also add attempts)
     skip_requested: bool = False
-    questions: list[dict[str, Any]] = field(default_factory=list)  # what the step waits to be told
+    questions: list[Question] = field(default_factory=list)  # what the step waits to be told
     input_requested: bool = False
     answers: dict[str, str] = field(default_factory=dict)  # every answer given, later ones winning
+
+    @property
+    def inputs(self) -> StepInputs:
+        """The planned inputs, typed (the plan events carry them as a dict)."""
+        return plan_inputs(self.spec.inputs)
 
     @property
     def deadline(self) -> datetime | None:
@@ -163,14 +170,12 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
                 retry_due_at=None,
             )
         case StepCompleted() if state.running(event.step_id, event.attempt):
-            asks = event.result.get("needs_input", False)
-            questions = list(event.result.get("questions", [])) if asks else []
             return state.with_step(
                 event.step_id,
                 status="completed",
                 result=event.result,
                 error=None,
-                questions=questions,
+                questions=list(event.result.questions) if event.result.needs_input else [],
                 input_requested=False,
             )
         case StepFailed() if state.running(event.step_id, event.attempt):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.results import StepResult
+from contracts.steps import plan_inputs
 from contracts.values import Citation, Team
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analyse
@@ -83,6 +84,6 @@ async def test_an_analysis_asks_the_model_nothing_beyond_a_pasted_contract(
     """Insights on the analyses as a whole are the supervisor's `response_synthesis` to write, in the
     run's one call after planning: an analysis with its focus set calls no model."""
     (spec,) = [s for s in plan_by_rules(RAISE).steps if s.team == Team.ANALYSIS]
-    step = StepWork("r1", spec.step_id, spec.task, spec.inputs, dependency_results={}, attempt=1)
+    step = StepWork("r1", spec.step_id, spec.task, plan_inputs(spec.inputs), dependency_results={}, attempt=1)
     output = await analyse(step, load_library(), llm)
     assert output.result.figures and output.llm_calls == [] and fake_openai.requests == []

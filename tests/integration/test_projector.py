@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from contracts import Envelope, Event, new_envelope
 from contracts.gateway import PlanApproved, PlanRejected, QueryOptions, QueryReceived
 from contracts.planner import PlanReady
+from contracts.results import Figure, StepResult
 from contracts.supervisor import (
     PlanApprovalRequested,
     ResponseReady,
@@ -27,10 +28,11 @@ from contracts.supervisor import (
     StepRetried,
     StepSkipped,
     StepStarted,
+    StepStartedV1,
 )
-from contracts.teams import StepCompleted, StepFailed, StepFailedV1
+from contracts.teams import StepCompleted, StepCompletedV1, StepFailed, StepFailedV1
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
-from contracts.values import Intent, IntentType, PlanStep, StepError, Team
+from contracts.values import Intent, IntentType, PlanStep, StepError, StepFocus, Team
 from services.platform.audit import OUTSIDE_RUN, print_timeline, timeline
 from services.platform.db import open_pool
 from services.platform.eventstore import EventStore
@@ -47,6 +49,10 @@ SEARCH = PlanStep(step_id="search", team=Team.SEARCH, task="강남구 아파트 
 ANALYSIS = PlanStep(step_id="analysis", team=Team.ANALYSIS, task="전세 위험도 분석", depends_on=["search"])
 LEGAL = PlanStep(step_id="legal", team=Team.SEARCH, task="주택임대차보호법 전세금 증액 조항 검색")
 CONTRACT = PlanStep(step_id="contract", team=Team.DOCUMENT, task="주택임대차 계약서 초안 작성")
+FOUND = StepResult(
+    headline="강남구 아파트 전세 중앙값 7억 8,000만원 (12건)",
+    figures=[Figure(label="강남구 아파트 전세 중앙값", value=78000, unit="만원")],
+)
 
 
 class Script:
@@ -105,14 +111,13 @@ class Script:
         return self.add(started, cause)
 
     def completed(self, step: PlanStep, cause: Envelope, attempt: int = 1) -> Envelope:
-        result = {"listings": 12, "median_jeonse_manwon": 78000}
         done = StepCompleted(
             run_id=self.run_id,
             step_id=step.step_id,
             team=step.team,
             attempt=attempt,
             summary=f"{step.task} 완료",
-            result=result,
+            result=FOUND,
             duration_ms=1530.5,
         )
         return self.add(done, cause)
@@ -216,6 +221,24 @@ def cancelled_mid_step(run_id: str, session_id: str) -> Script:
     return s
 
 
+def recorded_by_the_first_step_wire(run_id: str, session_id: str) -> Script:
+    """A run whose steps were recorded as v1: inputs and results as free dicts."""
+    s = Script(run_id, session_id)
+    query = s.asked("강남구 아파트 전세 시세 알려줘")
+    plan = s.planned(query, SEARCH)
+    inputs = {"query": "강남구 아파트 전세 시세 알려줘", "focus": ["market"], "entities": {"gu": ["강남구"]}}
+    started = StepStartedV1(
+        run_id=run_id, step_id="search", team=Team.SEARCH, task=SEARCH.task, inputs=inputs, timeout_s=30
+    )
+    search = s.add(started, plan)
+    result = FOUND.model_dump(mode="json", exclude_defaults=True)
+    done = StepCompletedV1(
+        run_id=run_id, step_id="search", team=Team.SEARCH, summary="시세 조회", result=result, duration_ms=90
+    )
+    s.answered(s.add(done, search))
+    return s
+
+
 def failed_for_good_with_an_old_step_failed(run_id: str, session_id: str) -> Script:
     s = Script(run_id, session_id)
     query = s.asked("전세금 인상기준은?")
@@ -242,6 +265,7 @@ SCRIPTS = [
     rejected,
     cancelled_mid_step,
     failed_for_good_with_an_old_step_failed,
+    recorded_by_the_first_step_wire,
 ]
 
 
@@ -330,6 +354,7 @@ async def test_rows_say_what_happened(store: EventStore, pool: AsyncConnectionPo
         "failed_for_good_with_an_old_step_failed-0": 100,
         "guidance-0": 100,
         "multi_team_with_retry-0": 100,
+        "recorded_by_the_first_step_wire-0": 100,
         "rejected-0": 0,
     }
     finals = await rows(
@@ -342,6 +367,7 @@ async def test_rows_say_what_happened(store: EventStore, pool: AsyncConnectionPo
         "failed_for_good_with_an_old_step_failed-0": "completed_with_errors",
         "guidance-0": "completed",
         "multi_team_with_retry-0": "completed",
+        "recorded_by_the_first_step_wire-0": "completed",
         "rejected-0": "rejected",
     }
     multi = by_run["multi_team_with_retry-0"]
@@ -349,6 +375,23 @@ async def test_rows_say_what_happened(store: EventStore, pool: AsyncConnectionPo
     assert [e["code"] for e in by_run["failed_for_good_with_an_old_step_failed-0"]["errors"]] == ["error"]
     history = await rows(pool, "SELECT run_id, status FROM session_runs WHERE session_id = 'session-0'")
     assert len(history) == len(SCRIPTS)
+
+
+async def test_a_run_recorded_with_v1_step_events_reads_and_projects_as_before(
+    store: EventStore, pool: AsyncConnectionPool
+) -> None:
+    await store.append(recorded_by_the_first_step_wire("first-wire", "session-v1").events)
+    await Projector(store).catch_up()
+
+    events = [r.event() for r in await store.read_correlation("first-wire")]
+    (started,) = [e for e in events if isinstance(e, StepStarted)]
+    (completed,) = [e for e in events if isinstance(e, StepCompleted)]
+    assert started.inputs.entities.gu == ["강남구"] and started.inputs.focus == [StepFocus.MARKET]
+    assert completed.result == FOUND
+    # The final state holds the result as v1 stored it: the rows a projection built before v2 had.
+    stored = FOUND.model_dump(mode="json", exclude_defaults=True)
+    final = await rows(pool, "SELECT status, step_results FROM final_states WHERE run_id = 'first-wire'")
+    assert final == [{"status": "completed", "step_results": {"search": stored}}]
 
 
 async def test_two_projectors_apply_each_event_once(store: EventStore, database_url: str) -> None:

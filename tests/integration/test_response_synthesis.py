@@ -109,7 +109,7 @@ RENT = StepResult(
 
 def analysed() -> RunState:
     spec = PlanStep(step_id="check-rent", team=Team.ANALYSIS, task="전세금 인상 한도 계산")
-    step = StepState(spec=spec, status="completed", result=RENT.model_dump(mode="json"))
+    step = StepState(spec=spec, status="completed", result=RENT)
     intent = Intent(type=IntentType.LEGAL_CONSULT, confidence=0.9)
     return RunState(run_id="r1", query="3억을 3억5천으로", intent=intent, steps={"check-rent": step})
 

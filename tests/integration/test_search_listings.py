@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
+from contracts.steps import StepInputs
 from services.housing.area import PYEONG_M2
 from services.platform.team import StepWork
 from services.search.listings import listing_search
@@ -26,8 +27,12 @@ class Ctx:
     pool: AsyncConnectionPool
 
 
-def step(entities: dict[str, Any], **options: Any) -> StepWork:
-    inputs = {"query": "", "entities": entities, **options}
+def step(
+    entities: dict[str, Any], query: str = "", also_deal_types: tuple[str, ...] = (), **search: Any
+) -> StepWork:
+    inputs = StepInputs.model_validate(
+        {"query": query, "entities": entities, "also_deal_types": also_deal_types, "search": search}
+    )
     return StepWork(run_id="r", step_id="s", task="t", inputs=inputs, dependency_results={}, attempt=1)
 
 

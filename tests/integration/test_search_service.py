@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import time
-from datetime import date
 
 import pytest
 
@@ -161,15 +160,15 @@ async def test_step_started_to_step_completed_over_nats_with_failure_isolation(s
         await wait_until(lambda: _both(completed), timeout=60, what="two StepCompleted")
 
     (legal,) = await completed("legal")
-    laws = {c["law"] for c in legal.result["citations"]}
-    assert "주택임대차보호법" in laws and legal.result["citations"][0]["law"].startswith("주택임대차보호법")
-    top = legal.result["citations"][0]
-    assert date.fromisoformat(top["enforcement_date"]) and "시행" not in f"{top['law']} {top['title']}"
-    assert legal.result["data"]["legal_hits"][0]["why"]
+    laws = {c.law for c in legal.result.citations}
+    assert "주택임대차보호법" in laws and legal.result.citations[0].law.startswith("주택임대차보호법")
+    top = legal.result.citations[0]
+    assert top.enforcement_date and "시행" not in f"{top.law} {top.title}"
+    assert legal.result.data["legal_hits"][0]["why"]
 
     (mixed,) = await completed("mixed")
-    assert mixed.result["citations"][0]["article_id"] == "주택임대차보호법/제6조의3"
-    assert list(mixed.result["failed_tools"]) == ["listing_search"]
+    assert mixed.result.citations[0].article_id == "주택임대차보호법/제6조의3"
+    assert list(mixed.result.failed_tools) == ["listing_search"]
     decisions = [
         r.event()
         for r in await store.read_correlation("mixed")

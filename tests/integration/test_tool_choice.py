@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.results import StepResult
+from contracts.steps import SearchOptions, StepInputs
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.team import StepWork
 from services.platform.tool_choice import ToolPick, pick_tools
@@ -80,7 +81,7 @@ async def test_a_search_step_without_focus_records_the_models_choice(llm, fake_o
     seen = []
 
     async def market(ctx, step) -> StepResult:
-        seen.append(step.inputs["keywords"])
+        seen.append(step.inputs.search.keywords)
         return StepResult(headline="강남구 전세 중앙값 10억")
 
     async def legal(ctx, step) -> StepResult:
@@ -89,7 +90,9 @@ async def test_a_search_step_without_focus_records_the_models_choice(llm, fake_o
     work = search_work(
         SearchContext(pool=None, legal=None, llm=llm), {"legal_search": legal, "market_stats": market}
     )
-    output = await work(StepWork("r1", "s1", "강남 전세 동향", {"query": "요즘 강남 전세 어때요"}, {}, 1))
+    output = await work(
+        StepWork("r1", "s1", "강남 전세 동향", StepInputs(query="요즘 강남 전세 어때요"), {}, 1)
+    )
     (decision,) = output.tool_decisions
     assert decision.selected_tools == ["market_stats"] and decision.reasoning == "시세 질문"
     assert sorted(c.call_point for c in output.llm_calls) == ["keyword_extraction", "search_tool_selection"]
@@ -98,7 +101,6 @@ async def test_a_search_step_without_focus_records_the_models_choice(llm, fake_o
 
 
 def test_the_legal_search_leads_with_the_models_keywords() -> None:
-    step = StepWork(
-        "r", "s", "보증금 문의", {"query": "보증금을 못 받았어요", "keywords": ["임차권등기명령"]}, {}, 1
-    )
+    inputs = StepInputs(query="보증금을 못 받았어요", search=SearchOptions(keywords=["임차권등기명령"]))
+    step = StepWork("r", "s", "보증금 문의", inputs, {}, 1)
     assert search_text(step) == "임차권등기명령 보증금 문의 보증금을 못 받았어요"

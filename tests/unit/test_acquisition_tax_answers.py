@@ -16,7 +16,7 @@ pytestmark = pytest.mark.unit
 
 
 def answer(query: str):
-    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    entities = extract_entities(query)
     return acquisition_tax_answer(Case(query, entities, {"as_of": "2026-11-25"}), RULES)
 
 

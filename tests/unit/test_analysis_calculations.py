@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from contracts.entities import QueryEntities
+from contracts.results import ListingRow, StepResult
 from services.analysis.case import Case
 from services.analysis.jeonse_risk import jeonse_risk
 from services.analysis.market import market_analysis, percentile_of
@@ -33,7 +35,7 @@ def test_a_jeonse_increase_above_five_percent_is_flagged_with_the_legal_maximum(
 def test_an_increase_by_an_amount_is_read_from_the_roles_the_person_gave() -> None:
     # "3억인데 4천 올려달래요": 4,000 / 30,000 = 13.3% > 5% (제7조②, 시행령 제8조①): at most 31,500.
     query = "전세 3억인데 집주인이 4천 올려달래요, 되나요?"
-    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    entities = extract_entities(query)
     result = rent_increase(Case(query, entities), RULES.lease, STATUTES)
     assert figure(result, "요구 인상률").value == 13.33
     assert result.headline.startswith("4,000만원 인상(13.3%)은 법정 상한 5%를 넘어 요구할 수 없고")
@@ -55,7 +57,7 @@ def test_a_monthly_rent_increase_is_checked_on_its_own() -> None:
 
 
 def test_a_percent_alone_gives_the_asked_amount() -> None:
-    case = Case("전세 4억인데 10% 올린대요", entities={"amounts_manwon": [40000], "percent": 10})
+    case = Case("전세 4억인데 10% 올린대요", entities=QueryEntities(amounts_manwon=[40000], percent=10))
     assert figure(rent_increase(case, RULES.lease, STATUTES), "상한 초과분").value == 2000
 
 
@@ -68,8 +70,8 @@ def test_conversion_rate_is_base_rate_plus_two_points_capped_at_ten() -> None:
 
 
 def test_the_one_year_rule_counts_months_from_the_last_increase() -> None:
-    early = Case("3억에서 3억 1천으로", inputs={"last_increase_date": "2025-03-10", "as_of": "2026-01-05"})
-    late = Case("3억에서 3억 1천으로", inputs={"last_increase_date": "2024-03-10", "as_of": "2026-01-05"})
+    early = Case("3억에서 3억 1천으로", facts={"last_increase_date": "2025-03-10", "as_of": "2026-01-05"})
+    late = Case("3억에서 3억 1천으로", facts={"last_increase_date": "2024-03-10", "as_of": "2026-01-05"})
     assert any("할 수 없습니다" in f for f in rent_increase(early, RULES.lease, STATUTES).findings)
     assert any("가능합니다" in f for f in rent_increase(late, RULES.lease, STATUTES).findings)
 
@@ -80,38 +82,31 @@ def test_without_a_current_amount_the_person_is_asked() -> None:
     assert not any(f.label.startswith("법정 상한") for f in result.figures)
 
 
-SEARCH_STEP = {
-    "listings": [
-        {
-            "listing_id": "a",
-            "name": "가",
-            "deal_type": "sale",
-            "price_min_manwon": 40000,
-            "price_max_manwon": 50000,
-        },
-        {
-            "listing_id": "b",
-            "name": "나",
-            "deal_type": "sale",
-            "price_min_manwon": 38000,
-            "price_max_manwon": 42000,
-        },
-        {
-            "listing_id": "c",
-            "name": "다",
-            "deal_type": "sale",
-            "price_min_manwon": 50000,
-            "price_max_manwon": 60000,
-        },
-        {
-            "listing_id": "a",
-            "name": "가",
-            "deal_type": "jeonse",
-            "price_min_manwon": 25000,
-            "price_max_manwon": 30000,
-        },
+def listed(listing_id: str, deal_type: str, low: int, high: int, area_m2: float | None = None) -> ListingRow:
+    """A complex a search step found, as ListingRow carries it (place and kind do not matter here)."""
+    return ListingRow(
+        listing_id=listing_id,
+        name=listing_id,
+        kind="complex",
+        property_type="apartment",
+        gu="강남구",
+        dong="역삼동",
+        deal_type=deal_type,
+        price_min_manwon=low,
+        price_max_manwon=high,
+        area_min_m2=area_m2,
+        area_max_m2=area_m2,
+    )
+
+
+SEARCH_STEP = StepResult(
+    listings=[
+        listed("a", "sale", 40000, 50000),
+        listed("b", "sale", 38000, 42000),
+        listed("c", "sale", 50000, 60000),
+        listed("a", "jeonse", 25000, 30000),
     ]
-}
+)
 
 
 def test_jeonse_ratio_uses_the_median_of_comparable_sale_prices() -> None:
@@ -135,7 +130,7 @@ def test_senior_debt_counts_ahead_of_the_deposit() -> None:
 
 
 def test_a_deposit_above_the_price_is_very_risky() -> None:
-    case = Case("전세 5억", inputs={"market_value_manwon": 45000})
+    case = Case("전세 5억", facts={"market_value_manwon": 45000})
     result = jeonse_risk(case, RULES.jeonse_risk, STATUTES)
     assert figure(result, "시세 대비 여유액").value == -5000
     assert result.data["jeonse_risk"]["guarantee_eligible"] is False
@@ -143,7 +138,9 @@ def test_a_deposit_above_the_price_is_very_risky() -> None:
 
 
 def test_market_stats_of_a_search_step_come_before_listings() -> None:
-    deps = {"s1": {**SEARCH_STEP, "data": {"market_stats": {"sale": {"median_manwon": 60000}}}}}
+    deps = {
+        "s1": SEARCH_STEP.model_copy(update={"data": {"market_stats": {"sale": {"median_manwon": 60000}}}})
+    }
     result = jeonse_risk(Case("전세 3억", dependency_results=deps), RULES.jeonse_risk, STATUTES)
     assert figure(result, "매매 시세").value == 60000 and figure(result, "위험 구간").value == "안전"
 
@@ -162,21 +159,12 @@ def test_percentile_counts_ties_as_half() -> None:
 def test_an_asked_price_is_placed_among_comparables_per_pyeong() -> None:
     # Comparables 84㎡ (25.41평): 9억 -> 3,542/평, 10억 -> 3,935/평, 12억 -> 4,723/평.
     listings = [
-        {
-            "listing_id": i,
-            "name": i,
-            "deal_type": "sale",
-            "price_min_manwon": p,
-            "price_max_manwon": p,
-            "area_min_m2": 84.0,
-            "area_max_m2": 84.0,
-        }
-        for i, p in (("x", 90000), ("y", 100000), ("z", 120000))
+        listed(i, "sale", p, p, area_m2=84.0) for i, p in (("x", 90000), ("y", 100000), ("z", 120000))
     ]
     case = Case(
         "84㎡ 11억 적정한가요",
-        entities={"amounts_manwon": [110000], "size_min_m2": 84},
-        dependency_results={"s": {"listings": listings}},
+        entities=QueryEntities(amounts_manwon=[110000], size_min_m2=84),
+        dependency_results={"s": StepResult(listings=listings)},
     )
     result = market_analysis(case)
     assert figure(result, "호가 평당 가격").value == round(110000 / (84 / 3.3058))
@@ -187,7 +175,7 @@ def test_an_asked_price_is_placed_among_comparables_per_pyeong() -> None:
 
 def test_too_few_comparables_gives_no_verdict() -> None:
     result = market_analysis(
-        Case("5억 적정한가요", dependency_results={"s": {"listings": SEARCH_STEP["listings"][:1]}})
+        Case("5억 적정한가요", dependency_results={"s": StepResult(listings=SEARCH_STEP.listings[:1])})
     )
     assert "판단하지 않았습니다" in result.headline and not result.figures
 
@@ -196,8 +184,8 @@ def test_the_market_value_comes_from_the_search_steps_published_market_stats() -
     """contracts.search.MarketStats, asked beside the 전세 figures (data["market_stats_also"])."""
     jeonse = {"deal_type": "jeonse", "regions": [{"stats": {"count": 2, "median": 99875}}]}
     sale = {"deal_type": "sale", "regions": [{"stats": {"count": 12, "median": 178750}}]}
-    search = {"data": {"market_stats": jeonse, "market_stats_also": [sale]}}
-    case = Case("전세 8억 위험?", {}, {}, {"search-market": search})
+    search = StepResult(data={"market_stats": jeonse, "market_stats_also": [sale]})
+    case = Case("전세 8억 위험?", QueryEntities(), {}, {"search-market": search})
     value, basis = case.market_value("sale")
     assert value == 178750 and "search-market" in basis
 
@@ -205,7 +193,7 @@ def test_the_market_value_comes_from_the_search_steps_published_market_stats() -
 def test_jeonse_ratio_divides_the_prices_the_person_gave_and_says_so() -> None:
     # 36,000 / 40,000 = 90%: the top band of infra/seed/rules/jeonse_risk.toml (80% and above).
     query = "매매 4억 아파트에 전세 3억6천이면 위험한가요?"
-    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    entities = extract_entities(query)
     result = jeonse_risk(Case(query, entities), RULES.jeonse_risk, STATUTES)
     assert (
         result.headline
@@ -216,7 +204,7 @@ def test_jeonse_ratio_divides_the_prices_the_person_gave_and_says_so() -> None:
 def test_a_deposit_turned_into_rent_is_answered_at_the_legal_conversion_rate() -> None:
     # 제7조의2, 시행령 제9조: min(10%, 기준금리 2.5% + 2%p) = 4.5%; 10,000만원 × 4.5% ÷ 12 = 37.5만원.
     query = "보증금 1억을 월세로 돌리면 월세 얼마예요?"
-    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    entities = extract_entities(query)
     result = rent_increase(Case(query, entities), RULES.lease, STATUTES)
     assert figure(result, "전환 시 월차임 상한").value == 37.5
     assert result.headline.startswith("보증금 1억원을 월세로 전환하면 법정 전환율 상한 4.5% 기준")

@@ -91,7 +91,7 @@ def test_an_empty_text_has_no_findings() -> None:
 
 def test_the_review_tool_quotes_the_conflicting_articles() -> None:
     statutes = StatuteBook.load(CORPUS, laws={"주택임대차보호법"})
-    result = contract_review(Case("계약서 검토해줘", inputs={"contract_text": DEFECTIVE}), statutes)
+    result = contract_review(Case(f"계약서 검토해줘\n{DEFECTIVE}"), statutes)
     cited = {c.article_id for c in result.citations}
     assert {"주택임대차보호법/제10조", "주택임대차보호법/제6조의3"} <= cited
     assert "심각" in result.headline and any("제3조 임차인은 계약갱신요구권" in f for f in result.findings)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from contracts.entities import QueryEntities
+from contracts.results import StepResult
 from services.analysis.brokerage_fee import brokerage_fee
 from services.analysis.case import Case
 from services.analysis.jeonse_risk import jeonse_risk
@@ -28,7 +30,7 @@ def test_a_deposit_raised_by_4000_on_30000_exceeds_the_cap_and_tops_out_at_31500
     # The verdict names what was asked as a total (30,000 + 4,000 = 34,000) beside the most allowed.
     case = Case(
         "전세 3억인데 집주인이 4천 올려달래요, 되나요?",
-        {"deposit_manwon": 30000, "requested_deposit_manwon": 34000},
+        QueryEntities(deposit_manwon=30000, requested_deposit_manwon=34000),
     )
     result = rent_increase(case, RULES.lease, STATUTES)
     assert result.headline == (
@@ -48,7 +50,7 @@ def test_a_monthly_rent_raised_from_50_to_60_exceeds_the_cap_and_tops_out_at_52_
     # 10 ÷ 50 = 20% > 5%; 50 × 1.05 = 52.5만원 (2.5 인상); 60 − 52.5 = 7.5 refused.
     case = Case(
         "월세 50인데 60으로 올려달래요",
-        {"deposit_manwon": 1000, "monthly_rent_manwon": 50, "requested_monthly_rent_manwon": 60},
+        QueryEntities(deposit_manwon=1000, monthly_rent_manwon=50, requested_monthly_rent_manwon=60),
     )
     result = rent_increase(case, RULES.lease, STATUTES)
     assert result.headline == (
@@ -64,7 +66,7 @@ def test_a_monthly_rent_raised_from_50_to_60_exceeds_the_cap_and_tops_out_at_52_
 
 def test_a_deposit_of_10000_turned_into_rent_at_base_rate_2_5_is_37_5_a_month() -> None:
     # min(10%, 2.5% + 2%p) = 4.5%; 10,000 × 4.5% ÷ 12 = 37.5만원.
-    case = Case("보증금 1억을 월세로 돌리면 월세 얼마예요?", {"deposit_manwon": 10000})
+    case = Case("보증금 1억을 월세로 돌리면 월세 얼마예요?", QueryEntities(deposit_manwon=10000))
     result = rent_increase(case, lease_with_base_rate(0.025), STATUTES)
     assert figure(result, "전월세 전환율 상한").value == 4.5
     assert figure(result, "전환 시 월차임 상한").value == 37.5
@@ -79,7 +81,7 @@ def test_a_deposit_lowered_from_30000_to_20000_converts_the_10000_difference() -
     # 30,000 − 20,000 = 10,000 converted; at 4.5%: 37.5만원 a month. Lowering is not an increase.
     case = Case(
         "보증금 3억에서 2억으로 낮추고 나머지는 월세로 돌리면 월세 얼마?",
-        {"deposit_manwon": 30000, "requested_deposit_manwon": 20000},
+        QueryEntities(deposit_manwon=30000, requested_deposit_manwon=20000),
     )
     result = rent_increase(case, lease_with_base_rate(0.025), STATUTES)
     assert figure(result, "전환 시 월차임 상한").value == 37.5
@@ -88,7 +90,7 @@ def test_a_deposit_lowered_from_30000_to_20000_converts_the_10000_difference() -
 
 def test_the_conversion_rate_stops_at_ten_percent_when_the_base_rate_is_high() -> None:
     # 기준금리 9%: min(10%, 9% + 2%p = 11%) = 10% (시행령 제9조①); 10,000 × 10% ÷ 12 = 83.33만원.
-    case = Case("보증금 1억을 월세로 돌리면 월세 얼마예요?", {"deposit_manwon": 10000})
+    case = Case("보증금 1억을 월세로 돌리면 월세 얼마예요?", QueryEntities(deposit_manwon=10000))
     result = rent_increase(case, lease_with_base_rate(0.09), STATUTES)
     assert figure(result, "전월세 전환율 상한").value == 10.0
     assert figure(result, "전환 시 월차임 상한").value == 83.33
@@ -98,7 +100,7 @@ def test_the_conversion_rate_stops_at_ten_percent_when_the_base_rate_is_high() -
 
 
 def priority(query: str, **entities):
-    return priority_repayment(Case(query, entities), RULES.small_deposit, STATUTES)
+    return priority_repayment(Case(query, QueryEntities(**entities)), RULES.small_deposit, STATUTES)
 
 
 def test_a_seoul_deposit_of_10000_is_protected_up_to_5500() -> None:
@@ -176,7 +178,7 @@ def test_a_money_word_is_not_a_place() -> None:
 
 
 def fee(query: str, **entities):
-    return brokerage_fee(Case(query, entities), RULES.brokerage, STATUTES)
+    return brokerage_fee(Case(query, QueryEntities(**entities)), RULES.brokerage, STATUTES)
 
 
 def test_a_small_monthly_lease_multiplies_the_rent_by_70() -> None:
@@ -223,14 +225,15 @@ def test_a_shop_fee_is_capped_at_nine_per_thousand_of_the_amount() -> None:
 # 5. 전세가율 (보증금 + 선순위 채권) ÷ 매매가: the person's price before the market's
 
 
-def risk(query: str, entities: dict, dependencies: dict | None = None):
-    return jeonse_risk(Case(query, entities, {}, dependencies or {}), RULES.jeonse_risk, STATUTES)
+def risk(query: str, entities: dict, dependencies: dict[str, StepResult] | None = None):
+    case = Case(query, QueryEntities.model_validate(entities), {}, dependencies or {})
+    return jeonse_risk(case, RULES.jeonse_risk, STATUTES)
 
 
 SALE_MEDIAN_180000 = {
-    "search-market": {
-        "data": {"market_stats": {"deal_type": "sale", "regions": [{"stats": {"median": 180000}}]}}
-    }
+    "search-market": StepResult(
+        data={"market_stats": {"deal_type": "sale", "regions": [{"stats": {"median": 180000}}]}}
+    )
 }
 
 

@@ -7,6 +7,9 @@ from datetime import date
 
 import pytest
 
+from contracts.entities import QueryEntities
+from contracts.steps import StepInputs
+from contracts.values import StepFocus as F
 from services.analysis.case import Case
 from services.analysis.loan_limit import Borrower, loan_limit
 from services.analysis.loan_simulation import loan_simulation
@@ -23,7 +26,7 @@ LENDING = RULES.lending
 
 
 def simulate(query: str, as_of: str = "2026-01-10", **inputs):
-    return loan_simulation(Case(query, {}, {"as_of": as_of, **inputs}), LENDING, RULES.regions)
+    return loan_simulation(Case(query, QueryEntities(), {"as_of": as_of, **inputs}), LENDING, RULES.regions)
 
 
 def figure(result, label: str):
@@ -138,7 +141,7 @@ def test_the_profile_takes_amounts_by_the_words_around_them() -> None:
     ],
 )
 def test_keyword_fallback_routes_to_the_new_tools(query: str, tool: str) -> None:
-    step = StepWork("run-1", "a1", "분석", {"query": query}, {}, 1)
+    step = StepWork("run-1", "a1", "분석", StepInputs(query=query), {}, 1)
     assert tool in choose_by_rules(ANALYSIS_TEAM, step).names
 
 
@@ -173,7 +176,7 @@ async def test_the_service_runs_the_new_tools_together() -> None:
     from services.analysis.handlers import analyse
 
     query = "만 30세 연봉 6천 기존 대출 없음 무주택 서울 8억 아파트 대출 한도와 수익률, 지원 정책"
-    inputs = {"query": query, "focus": ["loan_simulation", "roi", "policy"], "as_of": "2026-01-10"}
+    inputs = StepInputs(query=query, focus=[F.LOAN_SIMULATION, F.ROI, F.POLICY])
     out = await analyse(StepWork("run-1", "a1", "분석", inputs, {}, 1), load_library())
     ran = json.loads(out.tool_decisions[0].outcome)
     assert out.result.failed_tools == {} and all(tool["ok"] for tool in ran.values())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from contracts.entities import QueryEntities
 from services.analysis.case import Case
 from services.analysis.policies import PolicyBook, match
 from services.analysis.policy_matching import policy_matching
@@ -15,7 +16,7 @@ BOOK = PolicyBook.load()
 
 
 def run(query: str, as_of: str = "2026-01-10"):
-    return policy_matching(Case(query, {}, {"as_of": as_of}), BOOK)
+    return policy_matching(Case(query, QueryEntities(), {"as_of": as_of}), BOOK)
 
 
 def statuses(result) -> dict[str, str]:

@@ -8,6 +8,7 @@ from datetime import date
 
 import pytest
 
+from contracts.entities import QueryEntities
 from services.analysis.acquisition_tax import acquisition_tax, standard_rate
 from services.analysis.case import Case
 from services.analysis.returns import equity_multiple, irr
@@ -82,7 +83,8 @@ def test_zero_growth_with_rent_earns_only_the_rent() -> None:
 
 def test_deposit_above_price_has_no_irr_and_says_so() -> None:
     result = roi_analysis(
-        Case("3억 빌라 전세 3억 2천 끼고 무주택 갭투자 수익률", {}, {"as_of": "2026-01-10"}), RULES
+        Case("3억 빌라 전세 3억 2천 끼고 무주택 갭투자 수익률", QueryEntities(), {"as_of": "2026-01-10"}),
+        RULES,
     )
     assert result.data["roi"]["equity_manwon"] < 0
     assert all(s["irr"] is None for s in result.data["roi"]["scenarios"])
@@ -90,7 +92,9 @@ def test_deposit_above_price_has_no_irr_and_says_so() -> None:
 
 
 def test_the_tool_states_its_assumptions_and_asks() -> None:
-    result = roi_analysis(Case("서울 10억 아파트 투자 수익률", {}, {"as_of": "2026-01-10"}), RULES)
+    result = roi_analysis(
+        Case("서울 10억 아파트 투자 수익률", QueryEntities(), {"as_of": "2026-01-10"}), RULES
+    )
     assert {q.field for q in result.questions} == {"house_count", "loan_manwon"}
     assert any("보유세" in f for f in result.findings) and any("5년" in f for f in result.findings)
     growths = [s["growth"] for s in result.data["roi"]["scenarios"]]
@@ -99,7 +103,7 @@ def test_the_tool_states_its_assumptions_and_asks() -> None:
 
 
 def test_missing_price_is_asked() -> None:
-    result = roi_analysis(Case("수익률 알려줘", {}, {"as_of": "2026-01-10"}), RULES)
+    result = roi_analysis(Case("수익률 알려줘", QueryEntities(), {"as_of": "2026-01-10"}), RULES)
     assert [q.field for q in result.questions] == ["price_manwon"] and not result.figures
 
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from contracts.steps import StepInputs
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analyse
 from services.analysis.tools import ANALYSIS_TEAM
@@ -17,7 +18,8 @@ LIBRARY = load_library()
 
 
 def step(query: str, focus: list[str] | None = None, **inputs) -> StepWork:
-    return StepWork("run-1", "a1", "분석", {"query": query, "focus": focus or [], **inputs}, {}, 1)
+    inputs = StepInputs.model_validate({"query": query, "focus": focus or [], **inputs})
+    return StepWork("run-1", "a1", "분석", inputs, {}, 1)
 
 
 def test_focus_decides_before_keywords() -> None:

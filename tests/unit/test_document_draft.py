@@ -9,6 +9,7 @@ import zipfile
 import pytest
 from docx import Document
 
+from contracts.steps import StepInputs
 from services.document.artifacts import DOCX, MARKDOWN
 from services.document.bootstrap import CITABLE, DocumentSettings
 from services.document.citations import load_statutes
@@ -38,7 +39,7 @@ def step(query: str = QUERY, **inputs) -> StepWork:
         run_id="r1",
         step_id="document",
         task="임대차계약서 작성",
-        inputs={"query": query, "focus": ["lease_contract"], **inputs},
+        inputs=StepInputs.model_validate({"query": query, "focus": ["lease_contract"], **inputs}),
         dependency_results={},
         attempt=1,
         session_id="s1",
@@ -127,7 +128,7 @@ def test_every_field_is_in_the_docx_tables(statutes) -> None:
 @pytest.mark.parametrize("focus", [[], ["lease_contract"]])
 def test_a_sale_contract_is_a_sale_never_a_lease(statutes, focus: list[str]) -> None:
     """Without a focus, or with the lease's (the one a model's plan knows), a 매매 is written as a sale."""
-    inputs = {"query": "아파트 매매계약서 작성해줘", "focus": focus}
+    inputs = StepInputs.model_validate({"query": "아파트 매매계약서 작성해줘", "focus": focus})
     draft = draft_document(StepWork("r", "d", "매매계약서", inputs, {}, 1, "s"), statutes)
     assert draft.result.data["document"] == "sales_contract"
     assert {"seller_name", "buyer_name", "price_won"} <= {q.field for q in draft.result.questions}

@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from contracts.results import ListingRow, StepResult
 from services.document.fields import REQUIRED, collect_fields, fields_from_text, missing_fields
 from services.housing.dates import months_between, term_end
 
@@ -156,11 +157,20 @@ def test_unreadable_answers_are_reported_not_guessed() -> None:
 
 
 def test_sources_in_order_listing_then_earlier_turns_then_query() -> None:
-    listing = {"gu": "강남구", "dong": "역삼동", "name": "래미안", "area_min_m2": 84.0, "area_max_m2": 84.0}
+    listing = ListingRow(
+        listing_id="c-1",
+        kind="complex",
+        property_type="apartment",
+        gu="강남구",
+        dong="역삼동",
+        name="래미안",
+        area_min_m2=84.0,
+        area_max_m2=84.0,
+    )
     fields, _ = collect_fields(
         "월세는 60만원으로 할게요",
         previous_queries=["보증금 1억, 월세 50만원", "임대인 홍길동"],
-        dependency_results={"s1": {"listings": [listing]}},
+        dependency_results={"s1": StepResult(listings=[listing])},
     )
     assert fields.address == "서울특별시 강남구 역삼동 래미안" and fields.area_m2 == 84.0
     assert fields.deposit_won == 100_000_000 and fields.monthly_rent_won == 600_000

@@ -12,6 +12,7 @@ from datetime import date
 import pytest
 from docx import Document
 
+from contracts.steps import StepInputs
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analyse
 from services.document.artifacts import DOCX, MARKDOWN
@@ -37,7 +38,7 @@ def step(step_id: str, query: str, focus: str, dependencies: dict | None = None,
         run_id="r1",
         step_id=step_id,
         task="대출 신청 준비",
-        inputs={"query": query, "focus": [focus], **inputs},
+        inputs=StepInputs.model_validate({"query": query, "focus": [focus], **inputs}),
         dependency_results=dependencies or {},
         attempt=1,
         session_id="s1",
@@ -73,13 +74,12 @@ def test_the_documents_follow_the_purpose_and_the_persons_facts() -> None:
 def test_the_checklist_is_written_from_the_loan_analyses_results() -> None:
     applicant = draft_loan_checklist(step("applicant", PURCHASE, "loan_application", answers=ANSWERS)).result
     search = loan_result(default_book(), PURCHASE, "sale", date(2025, 10, 20))
-    dependencies = {"ask-loan-applicant": applicant.model_dump(mode="json")}
-    dependencies["search-loan"] = search.model_dump(mode="json")
+    dependencies = {"ask-loan-applicant": applicant, "search-loan": search}
     analysed = {
         step_id: asyncio.run(analyse(step(step_id, PURCHASE, focus, dependencies), load_library()))
         for step_id, focus in (("simulate-loan", "loan_simulation"), ("match-policy", "policy"))
     }
-    dependencies |= {k: v.result.model_dump(mode="json") for k, v in analysed.items()}
+    dependencies |= {k: v.result for k, v in analysed.items()}
 
     draft = draft_loan_checklist(step("checklist", PURCHASE, "loan_application", dependencies))
     assert [a.media_type for a in draft.artifacts] == [DOCX, MARKDOWN]
@@ -112,12 +112,10 @@ def test_a_jeonse_checklist_lists_the_jeonse_programmes_and_papers_without_a_mor
     answers |= {"house_count": "무주택", "region": "서울 관악구"}
     applicant = draft_loan_checklist(step("applicant", query, "loan_application", answers=answers)).result
     assert applicant.data["applicant"]["deposit_manwon"] == 30000.0
-    dependencies = {"ask-loan-applicant": applicant.model_dump(mode="json")}
-    dependencies["search-loan"] = loan_result(
-        default_book(), query, "jeonse", date(2025, 10, 20)
-    ).model_dump()
+    dependencies = {"ask-loan-applicant": applicant}
+    dependencies["search-loan"] = loan_result(default_book(), query, "jeonse", date(2025, 10, 20))
     policy = asyncio.run(analyse(step("match-policy", query, "policy", dependencies), load_library()))
-    dependencies["match-policy"] = policy.result.model_dump(mode="json")
+    dependencies["match-policy"] = policy.result
 
     draft = draft_loan_checklist(step("checklist", query, "loan_application", dependencies))
     markdown = draft.result.data["markdown"]

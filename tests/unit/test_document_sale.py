@@ -10,6 +10,7 @@ from datetime import date
 import pytest
 from docx import Document
 
+from contracts.steps import StepInputs
 from services.document.artifacts import DOCX, MARKDOWN
 from services.document.bootstrap import CITABLE, DocumentSettings
 from services.document.citations import load_statutes
@@ -63,7 +64,7 @@ def step(query: str = QUERY, **inputs) -> StepWork:
         run_id="r1",
         step_id="sale",
         task="부동산매매계약서 작성",
-        inputs={"query": query, "focus": ["sales_contract"], **inputs},
+        inputs=StepInputs.model_validate({"query": query, "focus": ["sales_contract"], **inputs}),
         dependency_results={},
         attempt=1,
         session_id="s1",

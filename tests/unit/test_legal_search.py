@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from contracts.search import SearchData
+from contracts.steps import StepInputs
 from services.housing.statute_answers import answer_for
 from services.platform.team import StepWork
 from services.search.legal.articles import Article
@@ -246,7 +247,7 @@ async def test_a_failing_or_slow_embedder_leaves_the_question_lexical() -> None:
 
 
 async def test_legal_tool_publishes_typed_hits_and_dated_citations(index: LegalIndex) -> None:
-    step = SimpleNamespace(query="임대차보호법 6조의3 계약갱신", task="법령 검색", inputs={})
+    step = StepWork("r", "s", "법령 검색", StepInputs(query="임대차보호법 6조의3 계약갱신"), {}, attempt=1)
     result = await legal_search(SimpleNamespace(legal=index), step)
     data = SearchData.model_validate(result.data)
     assert data.legal_hits[0].article_id == "주택임대차보호법/제6조의3" and data.legal_hits[0].exact_citation
@@ -260,7 +261,8 @@ def test_the_persons_lease_figures_decide_the_reportverdict_on_figures() -> None
     # "보증금 5백에 월세 25": both within 시행령 제4조의3①'s lines (6,000만원, 30만원), so not reported;
     # a 전세 of 2억 has no rent and its deposit is over the line.
     def verdict(query: str, entities: dict[str, object]) -> str | None:
-        step = StepWork("r", "s", "법령 검색", {"query": query, "entities": entities}, {}, attempt=1)
+        inputs = StepInputs.model_validate({"query": query, "entities": entities})
+        step = StepWork("r", "s", "법령 검색", inputs, {}, attempt=1)
         return verdict_on_figures(answer_for(query), step)
 
     small = verdict("보증금 5백에 월세 25짜리 원룸인데 임대차 신고 해야돼요?", {"deal_type": "monthly"})

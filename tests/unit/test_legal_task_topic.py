@@ -5,6 +5,7 @@ from functools import cache
 
 import pytest
 
+from contracts.steps import StepInputs, plan_inputs
 from services.planner.plan_rules import plan_by_rules
 from services.platform.team import StepWork
 from services.search.legal import LegalFilters
@@ -16,15 +17,20 @@ pytestmark = pytest.mark.unit
 
 def legal_step(query: str) -> StepWork:
     (step,) = [s for s in plan_by_rules(query).steps if "legal" in s.inputs["focus"]]
-    return StepWork("run", step.step_id, step.task, step.inputs, {}, 1)
+    return StepWork("run", step.step_id, step.task, plan_inputs(step.inputs), {}, 1)
 
 
 def test_the_topic_of_the_task_comes_first_without_the_law_name_or_the_verb() -> None:
     step = StepWork(
-        "r", "s", "주택임대차보호법 차임·보증금 증액 제한(5%) 조항 검색", {"query": "3억을 올려달래요"}, {}, 1
+        "r",
+        "s",
+        "주택임대차보호법 차임·보증금 증액 제한(5%) 조항 검색",
+        StepInputs(query="3억을 올려달래요"),
+        {},
+        1,
     )
     assert search_text(step) == "차임·보증금 증액 제한(5%) 3억을 올려달래요"
-    assert search_text(StepWork("r", "s", "확정일자 검색", {}, {}, 1)) == "확정일자 검색"
+    assert search_text(StepWork("r", "s", "확정일자 검색", StepInputs(), {}, 1)) == "확정일자 검색"
 
 
 @cache

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contracts.entities import QueryEntities
+from contracts.entities import DealType, QueryEntities
 from contracts.results import ListingRow
+from contracts.steps import SearchOptions
 from services.housing.area import PYEONG_M2
 from services.housing.entities import extract_entities
 from services.search.listings import (
@@ -17,16 +18,15 @@ from services.search.listings import (
     listing_result,
     one_room_where,
     order_by,
-    parse_entities,
     pick_named_complex,
 )
 
 pytestmark = pytest.mark.unit
 
 
-def test_entities_become_filters_and_unknown_keys_are_ignored() -> None:
-    ents = parse_entities({"gu": ["강남구"], "stations": ["강남"], "deal_type": "jeonse", "whatever": 1})
-    f = filters_from(ents, {"walk_max_min": "10", "limit": 500, "offset": -3})
+def test_entities_and_search_options_become_filters_with_paging_bounded() -> None:
+    ents = QueryEntities(gu=["강남구"], stations=["강남"], deal_type=DealType.JEONSE)
+    f = filters_from(ents, SearchOptions(walk_max_min=10, limit=500, offset=-3))
     assert (f.gu, f.stations, f.deal_type, f.walk_max_min) == (("강남구",), ("강남역",), "jeonse", 10)
     assert (f.limit, f.offset) == (100, 0)
     assert filters_from(QueryEntities()).limit == 20

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from contracts.steps import plan_inputs
 from contracts.values import IntentType, StepFocus, Team
 from services.planner.followup import PriorTurn
 from services.planner.llm_plan import InvalidPlan, PlannedStep, PlanningAnswer, plan_from_llm
@@ -112,4 +113,4 @@ def test_a_follow_up_answer_uses_the_merged_entities() -> None:
 @pytest.mark.parametrize("query", ["", "🙂", "x" * 2000])
 def test_odd_queries_still_plan(query: str) -> None:
     plan = plan_from_llm(answer(SEARCH), query, None)
-    assert plan.steps[0].inputs["query"] == query
+    assert plan_inputs(plan.steps[0].inputs).query == query

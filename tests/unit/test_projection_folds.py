@@ -9,6 +9,7 @@ import pytest
 from contracts import Envelope, Event, new_envelope
 from contracts.gateway import PlanApproved, PlanRejected, QueryOptions, QueryReceived
 from contracts.planner import PlanReady
+from contracts.results import StepResult
 from contracts.supervisor import (
     PlanApprovalRequested,
     ResponseReady,
@@ -91,7 +92,7 @@ def started(log: Log, step: PlanStep, attempt: int = 1) -> None:
     )
 
 
-def completed(log: Log, step: PlanStep, attempt: int = 1, result: dict | None = None) -> None:
+def completed(log: Log, step: PlanStep, attempt: int = 1, result: StepResult | None = None) -> None:
     log.add(
         StepCompleted(
             run_id="r1",
@@ -99,7 +100,7 @@ def completed(log: Log, step: PlanStep, attempt: int = 1, result: dict | None = 
             team=step.team,
             attempt=attempt,
             summary=f"{step.step_id} 완료",
-            result=result or {"n": 3},
+            result=result or StepResult(headline="3건"),
             duration_ms=1200,
         )
     )
@@ -171,7 +172,7 @@ def test_a_failed_step_is_retried_then_completes() -> None:
 
     final = log.final()
     assert final.status == "completed"
-    assert final.step_results == {"search": {"n": 3}, "analysis": {"n": 3}}
+    assert final.step_results == {"search": {"headline": "3건"}, "analysis": {"headline": "3건"}}
     assert [(e.step_id, e.attempt, e.code) for e in final.errors] == [("search", 1, "upstream_unavailable")]
     assert (final.created_at, final.planned_at, final.completed_at) == (at(1), at(2), at(10))
     assert final.total_ms == 9000
@@ -273,7 +274,7 @@ def test_a_cancelled_run_stays_cancelled_when_late_events_arrive() -> None:
     answered(log)
     final = log.final()
     assert (final.status, final.completed_at) == ("cancelled", at(4))
-    assert final.step_results == {"search": {"n": 3}}  # the late result is still kept as data
+    assert final.step_results == {"search": {"headline": "3건"}}  # the late result is still kept as data
 
 
 def test_a_stored_step_failed_v1_is_read_upcast() -> None:

@@ -18,7 +18,7 @@ STATUTES = StatuteBook.load(CORPUS, laws={"주택임대차보호법", "주택임
 
 
 def answer(query: str, rules=RULES.lease, **inputs):
-    entities = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    entities = extract_entities(query)
     return rent_increase(Case(query, entities, inputs), rules, STATUTES)
 
 

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from contracts.results import StepResult
+from contracts.steps import plan_inputs
 from services.platform.team import StepFailure, StepWork
 from services.search.handlers import search_work
 from services.search.tools import SearchContext, answering_first, choose_tools, default_tools
@@ -15,7 +16,7 @@ CTX = SearchContext(pool=None, legal=None)
 
 
 def step(query: str, focus: list[str] | None = None, task: str = "검색") -> StepWork:
-    inputs = {"query": query, **({"focus": focus} if focus is not None else {})}
+    inputs = plan_inputs({"query": query, "focus": focus or []})  # as the supervisor reads a plan's step
     return StepWork("run-1", "s1", task, inputs, {}, attempt=1)
 
 

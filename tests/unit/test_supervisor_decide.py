@@ -16,6 +16,8 @@ from contracts.gateway import (
     StepSkipRequested,
 )
 from contracts.planner import PlanReady
+from contracts.results import StepResult
+from contracts.steps import StepInputs
 from contracts.supervisor import (
     PlanApprovalRequested,
     ResponseReady,
@@ -65,7 +67,7 @@ def completed(step_id: str, attempt: int = 1, **result) -> StepCompleted:
         team=Team.SEARCH,
         attempt=attempt,
         summary="ok",
-        result=result,
+        result=StepResult.model_validate(result),
         duration_ms=5,
     )
 
@@ -94,7 +96,7 @@ def test_a_dependent_step_waits_and_receives_its_dependencys_result() -> None:
     run.add(completed("search", headline="시세 조회 완료"), after_s=1)
     (started,) = run.decide().events
     assert isinstance(started, StepStarted) and started.step_id == "analysis"
-    assert started.dependency_results == {"search": {"headline": "시세 조회 완료"}}
+    assert started.dependency_results == {"search": StepResult(headline="시세 조회 완료")}
 
 
 def test_sequential_runs_one_step_at_a_time_even_when_an_earlier_one_fails() -> None:
@@ -236,7 +238,7 @@ def test_a_step_that_asks_the_person_holds_the_run_until_the_answers_come() -> N
     run.add(InputProvided(run_id="r", step_id="lease", answers={"deposit": "3억"}))
     (again,) = run.decide().events
     assert isinstance(again, StepStarted) and again.attempt == 2
-    assert again.inputs == {"query": "계약서", "answers": {"deposit": "3억"}}
+    assert again.inputs == StepInputs(query="계약서", answers={"deposit": "3억"})
     run.add(completed("lease", attempt=2, headline="계약서를 만들었습니다"))
     assert [e.step_id for e in run.decide().events] == ["after"]
 

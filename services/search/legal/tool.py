@@ -1,7 +1,7 @@
 """The `legal_search` tool: a step's question in, the articles that answer it out as a StepResult.
 
-Step inputs it reads besides `query`: `laws` (titles or short names), `doc_types` (법률/시행령/…) and
-`tenant_protection_only`; the planner may set them, nothing requires them.
+Step inputs it reads besides `query`: the search options (contracts.steps.SearchOptions) `laws` (titles or
+short names), `doc_types` (법률/시행령/…), `tenant_protection_only` and `keywords`; nothing requires them.
 """
 
 from __future__ import annotations
@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import re
 from datetime import date
-from typing import Any, Protocol
+from typing import Protocol
 
 from contracts import search as published
+from contracts.entities import DealType
 from contracts.results import StepResult
+from contracts.steps import SearchOptions
 from contracts.values import Citation
 from services.housing.amounts import given_figures, read_amounts
 from services.housing.statute_answers import StatuteAnswer, answer_for, answer_resting_on
@@ -36,7 +38,7 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
     query = search_text(step)
     vector = await ctx.legal.query_vector(query)  # None without an embedding endpoint
     # A few ms of numpy and Kiwi, off the loop all the same: never let a slow analysis stall the bus.
-    hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs), LIMIT, vector)
+    hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs.search), LIMIT, vector)
     answer = answer_for(step.query) or (answer_resting_on(hits[0].article.article_id) if hits else None)
     return legal_result(hits, answer, ctx.legal, verdict=verdict_on_figures(answer, step))
 
@@ -46,7 +48,7 @@ def verdict_on_figures(answer: StatuteAnswer | None, step: StepWork) -> str | No
     if answer is None or answer.threshold is None:
         return None
     given = given_figures(read_amounts(step.query))
-    jeonse = step.entities.get("deal_type") == "jeonse" and given.monthly_rent is None
+    jeonse = step.entities.deal_type == DealType.JEONSE and given.monthly_rent is None
     return answer.threshold.verdict(given.deposit, 0 if jeonse else given.monthly_rent)
 
 
@@ -62,18 +64,18 @@ def search_text(step: StepWork) -> str:
     """What the index is asked: the task's topic words (or the LLM's keywords, for a step without a
     topic of the planner's), then the person's question."""
     topic = _TASK_VERB.sub("", _TASK_LAW.sub("", step.task.strip()))
-    keywords = " ".join(_strings(step.inputs.get("keywords")))
+    keywords = " ".join(step.inputs.search.keywords)
     if not step.query:
         return f"{keywords} {step.task}".strip()
     lead = " ".join(t for t in (keywords, topic if topic not in step.query else "") if t)
     return f"{lead} {step.query}" if lead else step.query
 
 
-def filters_from(inputs: dict[str, Any]) -> LegalFilters:
+def filters_from(options: SearchOptions) -> LegalFilters:
     return LegalFilters(
-        laws=tuple(_strings(inputs.get("laws"))),
-        doc_types=tuple(_strings(inputs.get("doc_types"))),
-        tenant_protection_only=bool(inputs.get("tenant_protection_only", False)),
+        laws=tuple(options.laws),
+        doc_types=tuple(options.doc_types),
+        tenant_protection_only=options.tenant_protection_only,
     )
 
 
@@ -151,9 +153,3 @@ def _statute(a: Article) -> StatuteArticle:
         enforcement_date=a.enforcement_date,
         in_force=not (a.is_deleted or a.is_future_version),
     )
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value or []]

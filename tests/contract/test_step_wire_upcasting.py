@@ -1,0 +1,183 @@
+"""StepStarted and StepCompleted v1 (inputs and results as free dicts) are read as v2 (StepInputs,
+StepResult), without touching what is stored: the published v1 examples, and a whole run recorded by
+the first wire version's producers, which reads as the events today's producers write and folds into
+the same supervisor state, answer and projections."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from contracts import REGISTRY, Envelope, Event, new_envelope
+from contracts.export import load_examples
+from contracts.gateway import QueryOptions, QueryReceived
+from contracts.planner import PlanReady
+from contracts.results import Figure, ListingRow, StepResult
+from contracts.steps import SearchOptions, StepInputs, plan_inputs
+from contracts.supervisor import StepStarted, StepStartedV1
+from contracts.teams import StepCompleted, StepCompletedV1
+from contracts.values import PlanStep, StepFocus
+from services.planner.plan_rules import plan_by_rules
+from services.platform.eventstore import Recorded
+from services.projector import final_state, todo
+from services.projector.folding import fold_runs
+from services.supervisor.response import compose
+from services.supervisor.run import fold
+
+pytestmark = pytest.mark.contract
+
+QUERY = "강남구 아파트 전세 시세와 위험도 분석해줘"
+T0 = datetime(2025, 10, 8, 9, 0, tzinfo=UTC)
+MARKET = StepResult(
+    headline="강남구 아파트 전세 중앙값 9억 5,000만원 (매물 1건)",
+    figures=[Figure(label="강남구 아파트 전세 중앙값", value=95000, unit="만원", source="매물 스냅샷")],
+    listings=[
+        ListingRow(
+            listing_id="c-1127",
+            kind="complex",
+            name="래미안대치팰리스",
+            property_type="apartment",
+            gu="강남구",
+            dong="대치동",
+            deal_type="jeonse",
+            price_min_manwon=130000,
+            price_max_manwon=145000,
+        )
+    ],
+    data={"market_stats": {"deal_type": "sale", "regions": [{"stats": {"median": 240000}}]}},
+)
+RISK = StepResult(
+    headline="전세가율 39.6%로 '안전' 구간입니다.",
+    figures=[Figure(label="보증금+선순위채권 ÷ 시세", value=39.6, unit="%")],
+)
+
+
+@pytest.mark.parametrize("stored", load_examples(StepStartedV1), ids=lambda payload: payload["step_id"])
+def test_a_published_step_started_v1_is_read_as_v2(stored: dict[str, Any]) -> None:
+    before = copy.deepcopy(stored)
+
+    event = REGISTRY.parse("StepStarted", 1, stored)
+
+    assert isinstance(event, StepStarted) and event.schema_version == 2
+    # The examples' inputs predate the house's keys ("region", "metrics"): no reader has them to read.
+    assert event.inputs == StepInputs()
+    for step_id, result in stored["dependency_results"].items():
+        assert event.dependency_results[step_id] == StepResult(data=result)  # kept whole, under data
+    assert stored == before, "upcasting must not rewrite the stored payload"
+
+
+@pytest.mark.parametrize("stored", load_examples(StepCompletedV1), ids=lambda payload: payload["step_id"])
+def test_a_published_step_completed_v1_keeps_what_is_no_step_result_field_under_data(
+    stored: dict[str, Any],
+) -> None:
+    before = copy.deepcopy(stored)
+
+    event = REGISTRY.parse("StepCompleted", 1, stored)
+
+    assert isinstance(event, StepCompleted) and event.schema_version == 2
+    # "listings" of another shape than ListingRow cannot be read as listings; nothing is lost either.
+    assert event.result == StepResult(data=stored["result"])
+    assert event.model_dump(mode="json", exclude={"result", "schema_version"}) == {
+        k: v for k, v in stored.items() if k not in ("result", "schema_version")
+    }
+    assert stored == before
+
+
+def test_v1_inputs_keep_what_reads_as_a_field_and_a_searchs_options_move_under_search() -> None:
+    stored = {
+        "query": "강남 30평대 매물",
+        "focus": ["listings"],
+        "entities": {"gu": ["강남구"]},
+        "answers": {"deposit_won": "3억"},
+        "limit": 50,
+        "keywords": ["전세"],
+        "format": "pdf",
+    }
+    assert plan_inputs(stored) == StepInputs(
+        query="강남 30평대 매물",
+        focus=[StepFocus.LISTINGS],
+        entities={"gu": ["강남구"]},
+        answers={"deposit_won": "3억"},
+        search=SearchOptions(limit=50, keywords=["전세"]),
+    )
+
+
+class Recording:
+    """One run's events at fixed times, as a store holds them."""
+
+    def __init__(self) -> None:
+        self.records: list[Recorded] = []
+
+    def add(self, event: Event) -> Recording:
+        position = len(self.records) + 1
+        at = T0 + timedelta(seconds=position)
+        envelope = new_envelope(event, stream_id="run-r1", correlation_id="r1", occurred_at=at)
+        self.records.append(Recorded(position, position, at, envelope))
+        return self
+
+    @property
+    def envelopes(self) -> list[Envelope]:
+        return [r.envelope for r in self.records]
+
+
+def planned_run() -> tuple[Recording, list[PlanStep]]:
+    plan = plan_by_rules(QUERY)
+    run = Recording().add(QueryReceived(run_id="r1", query=QUERY, options=QueryOptions()))
+    ready = PlanReady(run_id="r1", intent=plan.intent, steps=plan.steps, strategy=plan.strategy, mode="rules")
+    return run.add(ready), plan.steps
+
+
+def started(step: PlanStep, **wire: Any) -> dict[str, Any]:
+    return {"run_id": "r1", "step_id": step.step_id, "team": step.team, "task": step.task, **wire}
+
+
+def completed(step: PlanStep, summary: str, **wire: Any) -> dict[str, Any]:
+    return {"run_id": "r1", "step_id": step.step_id, "team": step.team, "summary": summary, **wire}
+
+
+def recorded_with_v1() -> Recording:
+    """The run as the first wire version's supervisor and teams wrote it: the plan step's inputs dict as
+    the step's inputs, each result a StepResult dumped without its defaults."""
+    run, (search, risk) = planned_run()
+    market, analysed = (r.model_dump(mode="json", exclude_defaults=True) for r in (MARKET, RISK))
+    run.add(StepStartedV1(**started(search, inputs=search.inputs, timeout_s=60)))
+    run.add(StepCompletedV1(**completed(search, "시세 조회", result=market, duration_ms=120)))
+    deps = {search.step_id: market}
+    run.add(StepStartedV1(**started(risk, inputs=risk.inputs, dependency_results=deps, timeout_s=90)))
+    return run.add(StepCompletedV1(**completed(risk, "위험도 분석", result=analysed, duration_ms=80)))
+
+
+def recorded_with_v2() -> Recording:
+    """The same run as today's producers write it."""
+    run, (search, risk) = planned_run()
+    run.add(StepStarted(**started(search, inputs=plan_inputs(search.inputs), timeout_s=60)))
+    run.add(StepCompleted(**completed(search, "시세 조회", result=MARKET, duration_ms=120)))
+    inputs, deps = plan_inputs(risk.inputs), {search.step_id: MARKET}
+    run.add(StepStarted(**started(risk, inputs=inputs, dependency_results=deps, timeout_s=90)))
+    return run.add(StepCompleted(**completed(risk, "위험도 분석", result=RISK, duration_ms=80)))
+
+
+def test_a_run_recorded_with_v1_reads_as_the_events_written_now() -> None:
+    old, new = recorded_with_v1(), recorded_with_v2()
+
+    assert [r.envelope.schema_version for r in old.records[2:]] == [1, 1, 1, 1]
+    assert [r.event() for r in old.records] == [r.event() for r in new.records]
+    risk = old.records[4].event()
+    assert isinstance(risk, StepStarted) and risk.dependency_results == {"search-market": MARKET}
+    assert risk.inputs.entities.gu == ["강남구"] and risk.inputs.focus == [StepFocus.JEONSE_RISK]
+
+
+def test_a_run_recorded_with_v1_folds_into_the_same_state_answer_and_projections() -> None:
+    old, new = recorded_with_v1(), recorded_with_v2()
+
+    state = fold("r1", old.envelopes)
+    assert state == fold("r1", new.envelopes)
+    assert compose(state) == compose(fold("r1", new.envelopes))
+    for evolve in (todo.evolve, final_state.evolve):
+        assert fold_runs(evolve, old.records) == fold_runs(evolve, new.records)
+    # The final state keeps each result as v1 stored it, so a rebuild gives the rows it gave before.
+    stored = {r.envelope.data["step_id"]: r.envelope.data["result"] for r in old.records[3::2]}
+    assert fold_runs(final_state.evolve, old.records)["r1"].step_results == stored
