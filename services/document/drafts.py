@@ -9,6 +9,14 @@ from dataclasses import dataclass, field
 from contracts.results import Question, StepResult
 from services.document.artifacts import Artifact
 from services.document.checks import Finding
+from services.platform.team import StepWork
+
+
+def earlier_turns(step: StepWork) -> list[str]:
+    """The session's earlier question a follow-up continues ("전세 3억 강남구 아파트" then "그럼 계약서
+    써줘"): its figures fill the document as the question's own would, the question's own winning."""
+    earlier = step.inputs.previous_query
+    return [earlier] if earlier else []
 
 
 @dataclass(frozen=True)

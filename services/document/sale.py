@@ -9,7 +9,7 @@ from contracts.results import Figure, StepResult
 from contracts.values import Citation
 from services.document.artifacts import DOCX, MARKDOWN, Artifact
 from services.document.checks import Finding
-from services.document.drafts import Draft, ask, questions_for
+from services.document.drafts import Draft, ask, earlier_turns, questions_for
 from services.document.layout import review_section
 from services.document.render import to_docx, to_markdown
 from services.document.sale_checks import (
@@ -34,6 +34,7 @@ def draft_sale(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
         return review_pasted(step.query, statutes)
     fields, unreadable = collect_sale_fields(
         step.query,
+        earlier_turns(step),
         answers=step.inputs.answers,
     )
     review = review_sale(fields)

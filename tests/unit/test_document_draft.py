@@ -140,3 +140,13 @@ def test_citations_come_from_the_corpus(statutes) -> None:
     cited = {c.article_id: c for c in draft.result.citations}
     assert "주택임대차보호법/제10조" in cited
     assert "임차인에게 불리한 것은 그 효력이 없다" in cited["주택임대차보호법/제10조"].text
+
+
+def test_a_follow_up_asking_for_the_contract_reads_the_earlier_questions_figures(statutes) -> None:
+    # "강남구 역삼동 아파트 전세 보증금 3억" then "그럼 계약서 써줘": the deposit was said in the earlier turn
+    # (the planner's previous_query); the lease asks for what neither turn said, never for the deposit
+    follow_up = step("그럼 임대차계약서 써줘", previous_query="강남구 역삼동 아파트 전세 보증금 3억")
+    asked = {q.field for q in draft_lease(follow_up, statutes).result.questions}
+    assert "deposit_won" not in asked and asked
+    alone = {q.field for q in draft_lease(step("그럼 임대차계약서 써줘"), statutes).result.questions}
+    assert "deposit_won" in alone
