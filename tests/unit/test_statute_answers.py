@@ -59,7 +59,8 @@ def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str)
         "디딤돌 대출 금리",
         "안녕하세요",
         "부동산 매매할 때 말이에요, 세금은 안 내도 되나요?",
-        "공동주택의 수리 의무와 비용 부담은 어떻게 되나요?",  # 공동주택관리법's 장기수선, not a lease's repairs
+        # 공동주택관리법's 장기수선, not a lease's repairs
+        "공동주택의 수리 의무와 비용 부담은 어떻게 되나요?",
     ],
 )
 def test_other_questions_find_none(question: str) -> None:
