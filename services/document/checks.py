@@ -36,10 +36,11 @@ class Finding(BaseModel):
     article_ids: tuple[str, ...] = ()
 
 
-class Review(BaseModel):
+class Findings(BaseModel):
+    """What a review found and the protective 특약 it suggests; a contract's review adds its fields."""
+
     model_config = ConfigDict(frozen=True)
 
-    fields: LeaseFields  # settled: 잔금 and its date filled where the others determine them
     findings: list[Finding]
     suggested_terms: list[str]
 
@@ -50,6 +51,10 @@ class Review(BaseModel):
     @property
     def article_ids(self) -> list[str]:
         return list(dict.fromkeys(a for f in self.findings for a in f.article_ids))
+
+
+class Review(Findings):
+    fields: LeaseFields  # settled: 잔금 and its date filled where the others determine them
 
 
 def review_lease(fields: LeaseFields) -> Review:

@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict
-
-from services.document.checks import Finding, dates_in_order, split_payments
+from services.document.checks import Finding, Findings, dates_in_order, split_payments
 from services.document.sale_fields import SaleFields
 from services.document.sale_rules import ProtectiveTerm, SaleRules, sale_rules
 
@@ -23,20 +21,8 @@ _CLAUSE_BREAK = re.compile(r"\n+|(?<=다)\.\s*|(?<![\d.])\d+\s*[.)](?!\d)")
 _SPECIAL_START = re.compile(r"특약\s*(?:사항)?\s*[:：]?")
 
 
-class SaleReview(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class SaleReview(Findings):
     fields: SaleFields  # settled: 잔금 filled where the others determine it
-    findings: list[Finding]
-    suggested_terms: list[str]
-
-    @property
-    def blocking(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    @property
-    def article_ids(self) -> list[str]:
-        return list(dict.fromkeys(a for f in self.findings for a in f.article_ids))
 
 
 def review_sale(fields: SaleFields, rules: SaleRules | None = None) -> SaleReview:
