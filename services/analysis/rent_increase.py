@@ -13,13 +13,12 @@ from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.rulebook import LeaseRules
 from services.analysis.statutes import StatuteBook
-from services.housing.amounts import PERCENT, Amount, given_figures, read_amounts
+from services.housing.amounts import CONVERSION, PERCENT, Amount, given_figures, read_amounts
 from services.housing.elapsed import Elapsed, months_since_last, months_text
 from services.housing.money import RAISE_VERBS
 from services.housing.money import format_manwon as won_text
 from services.housing.text import final_consonant, normalize
 
-_CONVERSION_WORDS = re.compile(r"전환|월세로|반전세")
 # A percent asked as an increase ("10% 올려달래요", "10프로 인상"), and one that names the cap the person
 # asks about ("5% 넘는 거 아닌가요", "5% 이내면", "5%까지", "5% 룰"): only the first is an increase asked.
 _RAISED = re.compile(
@@ -201,7 +200,7 @@ def converted_deposit(case: Case) -> float | None:
     of it ("보증금에서 8천 빼고 그만큼 월세로"), the difference of a lowered deposit ("3억에서 2억으로 낮추고
     나머지를 월세로"), else the deposit named ("보증금 1억을 월세로 돌리면")."""
     converted = case.number("convert_deposit_manwon")
-    if converted is None and _CONVERSION_WORDS.search(case.query):
+    if converted is None and CONVERSION.search(case.query):
         current, lowered = case.number("deposit_manwon"), case.number("requested_deposit_manwon")
         taken_out = [a for a in read_amounts(case.query) if a.role == "deposit" and a.change == "cut"]
         deposits, _ = case.deposits_and_rents()
@@ -293,7 +292,7 @@ def asks_conversion_only(case: Case, found: list[Increase]) -> bool:
     """ "월세로 돌리면 얼마", "전환 시 이자율 제한": a conversion asked, with no increase named or asked
     ("월세로 10만원 올려달래요" raises the rent)."""
     raises = re.search(RAISE_VERBS, case.query) or any(inc.asked is not None for inc in found)
-    return bool(_CONVERSION_WORDS.search(case.query)) and not raises
+    return bool(CONVERSION.search(case.query)) and not raises
 
 
 def conversion_answer(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepResult:

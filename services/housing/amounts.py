@@ -29,9 +29,8 @@ from services.housing.money import (
     CHANGE_LINK,
     CHANGE_TO,
     CUT_BY,
-    CUT_VERBS,
     RAISE_BY,
-    RAISE_VERBS,
+    TO_RAISED,
     Money,
     find_money,
     format_manwon,
@@ -112,9 +111,12 @@ _LEASE_ROLES = ("deposit", "monthly_rent")
 _TAKEN_OUT = re.compile(
     r"^\s*(?:만\s*원|원)?\s*(?:을|를|만|씩|만큼)?\s*(?:빼|뺀|(?:월세|월차임|차임)\s*(?:으로|로)(?!\s*\d))"
 )
-# The new figure said with its verb, after any words: "3억인데 3억 5천으로 올려달래요".
-_TO_RAISED = re.compile(
-    rf"^\s*(?:만\s*원|원)?\s*(?:으로|로)\s*(?:더\s*)?(?:{RAISE_VERBS}|{CUT_VERBS}|낮춰|낮추)"
+# A deposit turned into monthly rent (전월세 전환), in the law's word or in everyday ones: "월세로 돌리자",
+# "보증금에서 8천 빼고 그만큼 월세로", "보증금 3억으로 하고 나머지는 월세로".
+CONVERSION = re.compile(
+    r"전환|(?:월세|전세)\S{0,3}\s*(?:로\s*)?(?:돌리|돌려|바꾸|바꿔)"
+    r"|(?:보증금|전세금).{0,15}(?:빼|낮추|낮춰|줄이|줄여|내리|내려|깎).{0,20}(?:월세|차임)"
+    r"|(?:나머지|차액)\S{0,3}\s*(?:월세|차임)"
 )
 PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(?:%|퍼센트|퍼|프로)")
 
@@ -222,7 +224,7 @@ def _role_after(after: str, said: Role | None) -> Role | None:
 
 def _change(text: str, money: Money, between: str) -> Change | None:
     after = text[money.end :]
-    if CHANGE_TO.match(after) and (CHANGE_LINK.match(between) or _TO_RAISED.match(after)):
+    if CHANGE_TO.match(after) and (CHANGE_LINK.match(between) or TO_RAISED.match(after)):
         return "to"
     if RAISE_BY.match(after):
         return "by"

@@ -14,8 +14,9 @@ Nothing here raises on odd input except `parse_won`, whose callers ask for exact
 
 Writing. One format wherever a person reads money (`format_manwon`): the 억 part, then the 만 part with a
 thousands separator, then 원: 31500 -> "3억 1,500만원", 69000 -> "6억 9,000만원", 30000 -> "3억원",
-4500 -> "4,500만원"; an amount under 100만원 with won in it is written in won (37.5 -> "375,000원"), as
-bills and rents are, so no reader takes "37만 5,000원" for 37만원 and 5,000원. Contracts write a
+4500 -> "4,500만원"; an amount under 1,000만원 with won in it is written in won (37.5 -> "375,000원",
+112.5 -> "1,125,000원"), as bills and rents are, so no reader takes "37만 5,000원" for 37만원 and 5,000원,
+nor is 112.5 rounded to 112만원. Contracts write a
 sum in words and digits (`contract_amount`): "금 삼억오천만원정(₩350,000,000)".
 """
 
@@ -69,6 +70,10 @@ RAISE_VERBS = "올려|올리|올린|올라|인상|증액"
 CUT_VERBS = "내려|내리|깎|인하|감액"
 RAISE_BY = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:{RAISE_VERBS})")
 CUT_BY = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:{CUT_VERBS})")
+# The new figure of a raise or a cut: "3억 5천으로 올려달래요", "65로 올린대요", "1억으로 낮추고".
+TO_RAISED = re.compile(
+    rf"^\s*(?:만\s*원|원)?\s*(?:으로|로)\s*(?:더\s*)?(?:{RAISE_VERBS}|{CUT_VERBS}|낮춰|낮추)"
+)
 
 
 @dataclass(frozen=True)
@@ -171,14 +176,14 @@ def _bare_after_money_words(text: str, found: list[Money]) -> list[Money]:
 
 def _bare_continuations(text: str, found: list[Money]) -> list[Money]:
     """Bare numbers that go on from the amount just before them: the new figure of a change ("50을
-    60으로", "3억인데 4천 올려") or the other end of a range ("40~60")."""
+    60으로", "월세 60인데 65로 올린대요", "3억인데 4천 올려") or the other end of a range ("40~60")."""
     changes: list[Money] = []
     for m in _BARE.finditer(text):
         before = [f for f in found + changes if f.end <= m.start()]
         if not before or not _free(found + changes, m.start(), m.end()):
             continue
         between, after = text[max(f.end for f in before) : m.start()], text[m.end() :]
-        is_target = CHANGE_LINK.match(between) and CHANGE_TO.match(after)
+        is_target = (CHANGE_LINK.match(between) and CHANGE_TO.match(after)) or TO_RAISED.match(after)
         goes_on = is_target or _RANGE_LINK.match(between) or RAISE_BY.match(after) or CUT_BY.match(after)
         if goes_on and not re.search(r"[,.?!\n]", between):
             changes += [money] if (money := _bare_manwon(m)) else []
@@ -289,7 +294,7 @@ def format_manwon(manwon: float) -> str:
     if manwon < 0:  # a loss: the sign in front, the amount read the usual way
         return "-" + format_manwon(-manwon)
     won = round(manwon * MANWON)
-    if won % MANWON and manwon < 100:  # a rent or fee with won in it
+    if won % MANWON and manwon < 1000:  # a rent or fee with won in it
         return f"{won:,}원"
     eok, rest = divmod(round(manwon), EOK)
     if eok and rest:

@@ -23,6 +23,7 @@ from enum import StrEnum
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
+from services.housing.amounts import CONVERSION
 from services.housing.contract_text import looks_like_contract
 from services.housing.entities import extract_entities
 from services.housing.statute_answers import answer_for
@@ -113,8 +114,7 @@ SIGNALS = _signals(
         Topic.RENT_CHANGE,
         I.LEGAL_CONSULT,
         3,
-        r"(?:월세|전세|반전세)\S{0,3}\s*(?:로\s*)?(?:전환|돌리|돌려|바꾸|바꿔)|5\s*%\s*(?:룰|상한|제한)"
-        r"|(?:보증금|전세금).{0,15}(?:빼|낮추|낮춰|줄이|줄여|내리|내려|깎).{0,20}(?:월세|차임)",
+        rf"{CONVERSION.pattern}|5\s*%\s*(?:룰|상한|제한)",
     ),
     (
         Topic.MARKET,

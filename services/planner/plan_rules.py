@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from contracts.entities import DealType, PropertyType, QueryEntities
 from contracts.steps import StepInputs, inputs_for_plan, plan_inputs
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
+from services.housing.amounts import CONVERSION
 from services.housing.entities import asked_bounds_text, extract_entities
 from services.housing.money import format_manwon
 from services.housing.text import normalize
@@ -309,7 +310,7 @@ def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntitie
         ids.append("check-rent-increase")
     if asks_analysis:
         ids.append(_analysis_for(named, intent))
-    if Topic.RENT_CHANGE in named and _CONVERSION.search(clause) and not _LOAN_NAMED.search(clause):
+    if Topic.RENT_CHANGE in named and CONVERSION.search(clause) and not _LOAN_NAMED.search(clause):
         # "월세 전환 시 이자율 제한": the rate of a conversion is the statute's, not a loan's
         ids = [step for step in ids if step != "search-loan"]
     if intent is I.CONTRACT_REVIEW:  # risks of a contract are its clauses: the review covers them
@@ -374,10 +375,6 @@ def _ordered(step_ids: Iterable[str], entities: QueryEntities) -> list[StepKind]
 
 # ---- tasks: what each step does, in the question's own terms ----------------------------------------
 
-# A deposit turned into monthly rent (전월세 전환), in the law's word or in everyday ones.
-_CONVERSION = re.compile(
-    r"전환|(?:월세|전세)\S{0,2}\s*(?:돌리|돌려|바꾸|바꿔)|보증금.{0,15}(?:빼|낮추|낮춰|줄이|줄여).{0,20}월세"
-)
 _LOAN_NAMED = re.compile(r"대출|주담대|디딤돌|보금자리|버팀목|LTV|DTI|DSR", re.IGNORECASE)
 _PROPERTY_LABEL = {
     PropertyType.APARTMENT: "아파트",
@@ -393,7 +390,7 @@ _DEAL_LABEL = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short
 _LEGAL_TOPICS = (
     (r"인상|증액|올[려리린릴]|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
     (r"감액|(?<!확)인하|깎|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
-    (_CONVERSION.pattern, "주택임대차보호법", "전월세 전환율"),
+    (CONVERSION.pattern, "주택임대차보호법", "전월세 전환율"),
     (r"갱신|계약\s*연장|묵시적", "주택임대차보호법", "계약갱신요구권·묵시적 갱신"),
     (r"대항력|전입|확정\s*일자|우선\s*변제|최우선", "주택임대차보호법", "대항력·우선변제권"),
     (
@@ -516,7 +513,7 @@ def _loan_task(query: str) -> str:
 
 def _rent_change_task(query: str, entities: QueryEntities) -> str:
     amounts = entities.amounts_manwon
-    if _CONVERSION.search(query):
+    if CONVERSION.search(query):
         return "전월세 전환율에 따른 보증금·월세 환산 계산"
     changes = [
         (now, asked)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from tests.eval.answers import EVAL_DATA, LegalScore, legal_scores, planning_scores
+from tests.eval.answers import EVAL_DATA, LegalScore, legal_dev, legal_ours, legal_scores, planning_scores
 from tests.eval.planning import QuestionResult
 from tests.eval.scenarios import ScenarioResult, run_scenarios
 from tests.eval.system import ask, running_system
@@ -27,16 +27,26 @@ def share(items: Sequence[T], passed: Callable[[T], bool]) -> str:
     return f"{hits / total:.3f} ({hits}/{total})" if total else "-"
 
 
-def legal_rows(scores: Sequence[LegalScore]) -> list[tuple[str, str]]:
+def legal_rows(label: str, scores: Sequence[LegalScore]) -> list[tuple[str, str]]:
     answerable = [s for s in scores if s.status != "unanswerable"]
     ok = [s for s in scores if s.status == "ok"]
-    return [
-        ("legal: planned with a legal step", share(scores, lambda s: s.planned_legal)),
-        ("legal: right law cited (<= 5 laws)", share(scores, lambda s: s.law_ok)),
-        ("legal: right article cited, gold or acceptable", share(answerable, lambda s: s.article_lenient)),
-        ("legal: right article cited, gold only", share(answerable, lambda s: s.article_strict)),
-        ("legal: right article cited, gold only, 'ok' questions", share(ok, lambda s: s.article_strict)),
+    rows = [
+        (f"legal ({label}): planned with a legal step", share(scores, lambda s: s.planned_legal)),
+        (f"legal ({label}): right law cited (<= 5 laws)", share(scores, lambda s: s.law_ok)),
+        (
+            f"legal ({label}): right article cited, gold or acceptable",
+            share(answerable, lambda s: s.article_lenient),
+        ),
+        (f"legal ({label}): right article cited, gold only", share(answerable, lambda s: s.article_strict)),
     ]
+    if len(ok) < len(answerable):
+        rows.append(
+            (
+                f"legal ({label}): right article cited, gold only, 'ok' questions",
+                share(ok, lambda s: s.article_strict),
+            )
+        )
+    return rows
 
 
 def planning_rows(scores: Sequence[QuestionResult]) -> list[tuple[str, str]]:
@@ -73,13 +83,15 @@ async def evaluate(show_details: bool) -> None:
         async def asking(query: str):
             return await ask(gateway, query)
 
-        legal = await legal_scores(asking)
+        legal = await legal_scores(asking, legal_dev())
+        own_legal = await legal_scores(asking, legal_ours())
         planning = await planning_scores(asking)
         dev_scenarios = await run_scenarios(gateway.http_url, EVAL_DATA / "scenarios_dev.jsonl")
         own = EVAL_DATA / "scenarios.jsonl"
         own_scenarios = await run_scenarios(gateway.http_url, own) if own.exists() else []
     rows = [
-        *legal_rows(legal),
+        *legal_rows("dev set", legal),
+        *legal_rows("ours", own_legal),
         *planning_rows(planning),
         *scenario_rows("dev set", dev_scenarios),
         *scenario_rows("ours", own_scenarios),
@@ -89,7 +101,7 @@ async def evaluate(show_details: bool) -> None:
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")
     if show_details:
-        for line in details(legal, planning, [*dev_scenarios, *own_scenarios]):
+        for line in details([*legal, *own_legal], planning, [*dev_scenarios, *own_scenarios]):
             print(line)
 
 

@@ -1,7 +1,8 @@
 """The dev sets scored on what a person receives: each question asked through the running system's
 WebSocket, judged on the final answer's text.
 
-Legal (legal_dev.jsonl with the article labels of legal_dev_articles.jsonl), per question:
+Legal (legal_dev.jsonl with the article labels of legal_dev_articles.jsonl, and our legal_ours.jsonl with
+its labels in each row), per question:
 - planned legal: some step of the run searched the statutes (a StepStarted with the `legal` focus, or a
   tool decision that selected `legal_search`), read from the run's events;
 - law cited: the answer's text cites one of the question's `law_titles` and at most MAX_LAWS laws in all
@@ -60,12 +61,24 @@ async def gather_bounded(items: list[Any], work: Callable[[Any], Awaitable[Any]]
     return await asyncio.gather(*(one(item) for item in items))
 
 
-async def legal_scores(ask: Ask) -> list[LegalScore]:
+def legal_dev() -> list[dict[str, Any]]:
+    """The legal dev set, each question joined with its article labels."""
     labels = {row["id"]: row for row in read_jsonl(EVAL_DATA / "legal_dev_articles.jsonl")}
+    return [
+        {**UNLABELLED, **labels.get(row["id"], {}), **row}
+        for row in read_jsonl(EVAL_DATA / "legal_dev.jsonl")
+    ]
 
+
+def legal_ours() -> list[dict[str, Any]]:
+    """Our legal set: questions written from an article's text before the system was first asked them."""
+    return read_jsonl(EVAL_DATA / "legal_ours.jsonl")
+
+
+async def legal_scores(ask: Ask, rows: list[dict[str, Any]]) -> list[LegalScore]:
     async def score(row: dict[str, Any]) -> LegalScore:
         answer = await ask(row["question"])
-        label = labels.get(row["id"], UNLABELLED)
+        label = row
         found = cited(answer.content)
         gold = set(label["gold_articles"])
         return LegalScore(
@@ -80,7 +93,7 @@ async def legal_scores(ask: Ask) -> list[LegalScore]:
             article_lenient=bool(found.articles & (gold | set(label["acceptable_articles"]))),
         )
 
-    return await gather_bounded(read_jsonl(EVAL_DATA / "legal_dev.jsonl"), score)
+    return await gather_bounded(rows, score)
 
 
 def searched_statutes(events: list[dict[str, Any]]) -> bool:

@@ -35,6 +35,8 @@ def roles(text: str) -> dict[str, int]:
         ("전세 3억인데 집주인이 4천 올려달래요, 되나요?", {"deposit": 30000, "requested_deposit": 34000}),
         ("전세금 3억을 3억 5천으로 올려달래요", {"deposit": 30000, "requested_deposit": 35000}),
         ("월세 50을 60으로 올린대요", {"monthly_rent": 50, "requested_monthly_rent": 60}),
+        # the new figure bare, with words between: the rent's unit carries over
+        ("월세 60 내는데 재계약하면서 65로 올린대요", {"monthly_rent": 60, "requested_monthly_rent": 65}),
         (
             "전세 보증금 4억2천인데 재계약하면서 집주인이 5천 더 올려달래요",
             {"deposit": 42000, "requested_deposit": 47000},

@@ -185,6 +185,7 @@ def test_contract_amount_in_words_and_digits() -> None:
         (4500, "4,500만원"),
         (50, "50만원"),
         (37.5, "375,000원"),  # a rent computed to the won
+        (112.5, "1,125,000원"),  # over 100만원 too: rounding would lose 5,000원 a month
         (0.5, "5,000원"),
         (-3500, "-3,500만원"),  # a loss
         (31500.0000001, "3억 1,500만원"),

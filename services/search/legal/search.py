@@ -165,7 +165,7 @@ class LegalIndex:
         refs = self.citations.parse(query)
         cited = [i for ref in refs for i in self._cited(ref) if allowed[i]]
         laws_named = self.citations.laws_named(query)
-        terms = self.analyzer.terms(" ".join([query, *laws_named, *_statute_words(query)]))
+        terms = self.analyzer.terms(" ".join([query, *laws_named, *_statute_words(query) * 2]))
         scores = self._scores(terms)
         lexical = _ranking(scores, allowed, positive=True)
         dense = self._dense_ranking(query_vector, allowed)
@@ -259,6 +259,7 @@ class LegalIndex:
 
 # People ask in everyday words; statutes use their own. 전세금 in a question is a lease deposit
 # (보증금 of 주택임대차보호법), while the statute word 전세금 belongs to 전세권 registration (부동산등기법).
+# Each everyday word here is absent (or next to absent) from the statutes' text.
 EVERYDAY_TO_STATUTE = {
     "전세금": "임대차 보증금",
     "전세": "임대차",
@@ -266,14 +267,30 @@ EVERYDAY_TO_STATUTE = {
     "집주인": "임대인",
     "세입자": "임차인",
     "인상": "증액",
+    "깎": "감액",
     "복비": "중개보수",
+    "중개수수료": "중개보수",
     "엘리베이터": "승강기",
     "수리": "수선",
     "등기부": "등기사항",
+    "등기필증": "등기필정보",
+    "등기권리증": "등기필정보",
+    "집문서": "등기필정보",
     "전입신고": "주민등록",
     "퇴거": "해지",
     "주택사업자": "사업주체",
+    "처벌": "벌칙",
+    "실거래": "부동산 거래 신고",
+    "돌려받": "반환",
+    "돌려주": "반환",
+    "넘어오": "승계",
+    "넘겨받": "승계",
+    "물려받": "승계",
+    "가계약": "계약금",
 }
+# What a question asks for, said the everyday way: "…이 될 수 없는 사람" asks for the disqualifications
+# (결격사유). ("몇 년 안에" read as 기간 was measured and ranked 임대차기간 over the deadlines asked for.)
+EVERYDAY_ASKS = ((re.compile(r"될\s*수\s*없|되지\s*못|못\s*되"), "결격"),)
 
 
 # "민간임대주택이란 무엇인가요?", "…의 뜻": a question asking what a term means is answered by the law's
@@ -285,6 +302,7 @@ _ASKS_DEFINITION = re.compile(
 
 def _statute_words(query: str) -> list[str]:
     words = [statute for everyday, statute in EVERYDAY_TO_STATUTE.items() if everyday in query]
+    words += [statute for asked, statute in EVERYDAY_ASKS if asked.search(query)]
     asks = _ASKS_DEFINITION.search(query) and "정의" not in query  # said already: counted once
     return [*words, "정의"] if asks else words
 
