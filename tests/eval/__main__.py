@@ -49,10 +49,10 @@ def legal_rows(label: str, scores: Sequence[LegalScore]) -> list[tuple[str, str]
     return rows
 
 
-def planning_rows(scores: Sequence[QuestionResult]) -> list[tuple[str, str]]:
+def planning_rows(label: str, scores: Sequence[QuestionResult]) -> list[tuple[str, str]]:
     return [
-        ("planning: intent as labelled", share(scores, lambda s: s.intent_ok)),
-        ("planning: expected teams in the plan", share(scores, lambda s: s.teams_ok)),
+        (f"planning ({label}): intent as labelled", share(scores, lambda s: s.intent_ok)),
+        (f"planning ({label}): expected teams in the plan", share(scores, lambda s: s.teams_ok)),
     ]
 
 
@@ -86,13 +86,15 @@ async def evaluate(show_details: bool) -> None:
         legal = await legal_scores(asking, legal_dev())
         own_legal = await legal_scores(asking, legal_ours())
         planning = await planning_scores(asking)
+        own_planning = await planning_scores(asking, EVAL_DATA / "planning_ours.jsonl")
         dev_scenarios = await run_scenarios(gateway.http_url, EVAL_DATA / "scenarios_dev.jsonl")
         own = EVAL_DATA / "scenarios.jsonl"
         own_scenarios = await run_scenarios(gateway.http_url, own) if own.exists() else []
     rows = [
         *legal_rows("dev set", legal),
         *legal_rows("ours", own_legal),
-        *planning_rows(planning),
+        *planning_rows("dev set", planning),
+        *planning_rows("ours", own_planning),
         *scenario_rows("dev set", dev_scenarios),
         *scenario_rows("ours", own_scenarios),
     ]
@@ -101,7 +103,8 @@ async def evaluate(show_details: bool) -> None:
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")
     if show_details:
-        for line in details([*legal, *own_legal], planning, [*dev_scenarios, *own_scenarios]):
+        scenarios = [*dev_scenarios, *own_scenarios]
+        for line in details([*legal, *own_legal], [*planning, *own_planning], scenarios):
             print(line)
 
 

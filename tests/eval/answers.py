@@ -106,7 +106,7 @@ def searched_statutes(events: list[dict[str, Any]]) -> bool:
     return False
 
 
-async def planning_scores(ask: Ask) -> list[QuestionResult]:
+async def planning_scores(ask: Ask, path: Path = EVAL_DATA / "planning_dev.jsonl") -> list[QuestionResult]:
     async def score(row: dict[str, Any]) -> QuestionResult:
         answer = await ask(row["query"])
         return QuestionResult(
@@ -118,4 +118,4 @@ async def planning_scores(ask: Ask) -> list[QuestionResult]:
             teams=frozenset(answer.teams),
         )
 
-    return await gather_bounded(read_jsonl(EVAL_DATA / "planning_dev.jsonl"), score)
+    return await gather_bounded(read_jsonl(path), score)
