@@ -145,6 +145,32 @@ def test_an_existing_secret_is_used_and_none_is_made() -> None:
         assert {e["valueFrom"]["secretKeyRef"]["name"] for e in env} == {"prod-servers"}
 
 
+def gateway_operator_token(values: dict[str, Any]) -> dict[str, Any] | None:
+    env = container(objects("Deployment", values)["jipsa-gateway"])["env"]
+    return next((e["valueFrom"]["secretKeyRef"] for e in env if e["name"] == "JIPSA_OPERATOR_TOKEN"), None)
+
+
+def test_the_operator_page_is_off_unless_a_token_is_given() -> None:
+    assert gateway_operator_token(SERVERS) is None
+    assert "jipsa-operator" not in objects("Secret")
+
+
+def test_an_operator_token_given_as_a_value_reaches_only_the_gateway_through_a_secret() -> None:
+    values = {**SERVERS, "operator": {"token": "s3cret-operator"}}
+    secret = objects("Secret", values)["jipsa-operator"]
+    assert secret["stringData"] == {"JIPSA_OPERATOR_TOKEN": "s3cret-operator"}
+    assert gateway_operator_token(values) == {"name": "jipsa-operator", "key": "JIPSA_OPERATOR_TOKEN"}
+    for name, workload in objects("Deployment", values).items():
+        names = {e["name"] for e in container(workload)["env"]}
+        assert ("JIPSA_OPERATOR_TOKEN" in names) == (name == "jipsa-gateway")
+
+
+def test_an_operator_secret_of_ones_own_is_named_and_none_is_made() -> None:
+    values = {**SERVERS, "operator": {"existingSecret": "prod-operator"}}
+    assert "jipsa-operator" not in objects("Secret", values)
+    assert gateway_operator_token(values) == {"name": "prod-operator", "key": "JIPSA_OPERATOR_TOKEN"}
+
+
 def emitted_lag_series(team: Team, namespace: str) -> tuple[str, dict[str, str]]:
     """The Prometheus name and labels of the lag a team's consumer reports, from the code that reports
     it: the durable name the consumer binds, the gauge it records into, read back through OTel."""

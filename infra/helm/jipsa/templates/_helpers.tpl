@@ -23,3 +23,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - name: NATS_URL
   valueFrom: {secretKeyRef: {name: {{ include "jipsa.secretName" . }}, key: NATS_URL}}
 {{- end }}
+
+{{/* The Secret holding the operator's token, when there is one: the operator's, or the chart's. */}}
+{{- define "jipsa.operatorSecretName" -}}
+{{ .Values.operator.existingSecret | default (ternary (printf "%s-operator" .Release.Name) "" (ne .Values.operator.token "")) }}
+{{- end }}
