@@ -32,20 +32,11 @@ import asyncio
 
 from psycopg import AsyncConnection
 
-from services.platform.eventstore import EventStore, Recorded, read_all_in
+from services.platform.eventstore import EventStore, read_all_in
 from services.platform.outages import url_of
 from services.platform.wakeup import StoreWakeup
-from services.projector import final_state, todo
-from services.projector.folding import State, fold_runs
-from services.projector.store import (
-    clear,
-    load_final_states,
-    load_todos,
-    lock_checkpoint,
-    save_checkpoint,
-    save_final_states,
-    save_todos,
-)
+from services.projector.handlers import apply
+from services.projector.store import clear, lock_checkpoint, save_checkpoint
 
 
 class Projector:
@@ -109,16 +100,3 @@ class Projector:
             await apply(conn, records)
             await save_checkpoint(conn, records[-1].position)
         return len(records)
-
-
-async def apply(conn: AsyncConnection, records: list[Recorded]) -> None:
-    """Fold a batch into the rows of the runs it touches, inside the caller's transaction."""
-    run_ids = sorted({r.envelope.correlation_id for r in records})
-    todos = await load_todos(conn, run_ids)
-    finals = await load_final_states(conn, run_ids)
-    await save_todos(conn, _changed(todos, fold_runs(todo.evolve, records, todos)))
-    await save_final_states(conn, _changed(finals, fold_runs(final_state.evolve, records, finals)))
-
-
-def _changed(before: dict[str, State], after: dict[str, State]) -> list[State]:
-    return [state for run_id, state in after.items() if before.get(run_id) != state]

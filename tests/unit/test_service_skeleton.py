@@ -1,5 +1,5 @@
-"""Every service folder has the same skeleton: a `__main__` that only calls its bootstrap's `main` (the
-one place the service is assembled), and a README whose consumes line is the published list of who
+"""Every service folder has the same skeleton: `__main__`, `bootstrap.py`, `handlers.py` and a README; a
+`__main__` that only calls its bootstrap's `main` (the one place the service is assembled), and a README whose consumes line is the published list of who
 consumes what (contracts/consumers.py) and whose produces line names only events the contracts say the
 service may record, so the first page a newcomer reads cannot drift from the wire."""
 
@@ -46,6 +46,12 @@ def may_record(service: str, event_type: str) -> bool:
 
 def test_the_services_are_the_seven_of_the_design() -> None:
     assert SERVICES == ["analysis", "document", "gateway", "planner", "projector", "search", "supervisor"]
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_every_service_has_the_same_named_parts(service: str) -> None:
+    folder = REPO_ROOT / "services" / service
+    assert {"__main__.py", "bootstrap.py", "handlers.py", "README.md"} <= {p.name for p in folder.iterdir()}
 
 
 @pytest.mark.parametrize("service", SERVICES)
