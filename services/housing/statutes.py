@@ -86,18 +86,58 @@ class Quote:
     text: str
 
 
-def quote(text: str, words: Collection[str], limit: int = 180) -> Quote:
+# What a question asks for, and how a statute's sentence reads when it gives it: a period ("몇 년 안에",
+# "언제까지", "얼마 안에" -> "10년", "60일 이내"), a penalty ("처벌" -> 징역·벌금·과태료), a number of people
+# ("몇 명" -> "5명 이상"), an amount ("얼마예요", "비용" -> "…원").
+_ASKED_FOR = (
+    (
+        re.compile(
+            r"몇\s*(?:년|개월|달|일|주)|며칠|언제까지|기간|기한|얼마\s*(?:동안|안에|만에|이내|나\s*걸)"
+        ),
+        re.compile(r"\d+\s*(?:년|개월|일|시간)|지체\s*없이"),
+    ),
+    (re.compile(r"처벌|벌칙|벌금|과태료|징역|제재"), re.compile(r"징역|벌금|과태료")),
+    (re.compile(r"몇\s*명"), re.compile(r"\d+\s*명")),
+    (
+        re.compile(r"얼마(?!\s*(?:동안|안에|만에|이내|나\s*걸))|금액|비용|수수료"),
+        re.compile(r"\d[\d,]*\s*(?:만\s*|억\s*)?원"),
+    ),
+)
+
+
+def asked_for(question: str) -> re.Pattern[str] | None:
+    """How the sentence that answers `question` reads (a period, a penalty, a headcount, an amount),
+    when the question asks for one of those; None for any other question."""
+    return next((gives for asks, gives in _ASKED_FOR if asks.search(question)), None)
+
+
+def quote(
+    text: str, words: Collection[str], limit: int = 180, wanted: re.Pattern[str] | None = None
+) -> Quote:
     """The sentence of an article that says most about `words` (with the item of a list it opens, as
     in "다음 각 호의 …: 1. 부동산의 매매계약"), trimmed to `limit` characters: what an answer quotes.
+    A sentence that gives what the question asks for (`wanted`, from `asked_for`) counts first.
     Asides in parentheses go first when it is too long; they define terms, they do not state the rule."""
     paras = paragraphs(_HEADING.sub("", rule_text(text)))
-    number, body = max(paras.items(), key=lambda p: (_weight(p[1], words), -p[0]))
-    lines = [_ITEM.sub("", line) for line in body.split("\n") if line.strip()]
-    sentences = [s.strip() for s in _SENTENCE_END.split(lines[0]) if s.strip()] or [lines[0]]
+
+    def says(part: str) -> tuple[bool, int]:
+        return bool(wanted and wanted.search(part)), _weight(part, words)
+
+    def sentences(body: str) -> list[str]:
+        first = _ITEM.sub("", next(line for line in body.split("\n") if line.strip()))
+        return [s.strip() for s in _SENTENCE_END.split(first) if s.strip()] or [first]
+
     # Ties go to the rule before its exceptions (다만 …) and to the earlier sentence (max keeps the first).
-    best = max(sentences, key=lambda s: (_weight(s, words), not s.startswith("다만")))
+    # Asked for a figure, the sentence that gives it is sought in every paragraph, not in the one that
+    # says most about the words (a long paragraph of lists says most about everything).
+    candidates = [(n, s) for n, body in paras.items() for s in sentences(body)]
+    if not (wanted and any(wanted.search(s) for _, s in candidates)):
+        number = max(paras, key=lambda n: (_weight(paras[n], words), -n))
+        candidates = [(number, s) for s in sentences(paras[number])]
+    number, best = max(candidates, key=lambda c: (*says(c[1]), not c[1].startswith("다만"), -c[0]))
+    lines = [_ITEM.sub("", line) for line in paras[number].split("\n") if line.strip()]
     if ("각 호" in best or "각 목" in best) and len(lines) > 1:
-        best = f"{best} … {max(lines[1:], key=lambda line: _weight(line, words))}"
+        best = f"{best} … {max(lines[1:], key=lambda line: says(line))}"
     best = best.lstrip(CIRCLED + " ")
     if len(best) > limit:
         best = _ASIDE.sub("", best)

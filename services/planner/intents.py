@@ -223,8 +223,11 @@ _DOMAINS = (
     I.RISK_ANALYSIS,
 )
 
-# "…하고 " joins two clauses; 신고·광고·경고·공고·최고 are nouns that only end in 고.
-_CLAUSE_BREAK = re.compile(r"(?<=[가-힣])(?<![신광경공최])고\s+|(?<=[가-힣])랑\s+|그리고|그리고\s*나서|및|또한|[,.?!;\n]+")
+# "…하고 " joins two clauses; 신고·광고·경고·공고·최고 are nouns that only end in 고. "…랑 " joins two
+# things asked ("시세랑 주의할 점 알려줘").
+_CLAUSE_BREAK = re.compile(
+    r"(?<=[가-힣])(?<![신광경공최])고\s+|(?<=[가-힣])랑\s+|그리고|그리고\s*나서|및|또한|[,.?!;\n]+"
+)
 _HOUSING_WORDS = re.compile(
     r"집(?!사)|부동산|이사|동네|주거|거주|살\s*곳|방\s*(?:구|보러|얻)|매물|임대|임차|계약|보증금|관리비"
     r"|house|home|rent|real estate",

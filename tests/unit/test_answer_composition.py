@@ -13,7 +13,7 @@ from contracts.planner import PlanReady
 from contracts.supervisor import StepStarted
 from contracts.teams import StepCompleted
 from contracts.values import Intent, IntentType, PlanStep, Team
-from services.housing.statutes import CORPUS, quote
+from services.housing.statutes import CORPUS, asked_for, quote
 from services.supervisor.response import compose
 from services.supervisor.run import fold
 
@@ -87,6 +87,38 @@ def test_a_quote_is_the_sentence_of_the_article_that_speaks_of_the_question() ->
     listed = quote(text["부동산_거래신고_등에_관한_법률/제3조"], ["신고", "매매계약"])
     assert "30일 이내" in listed.text and listed.text.endswith("… 부동산의 매매계약")  # the rule and its item
     assert len(quote(text["공인중개사법_시행규칙/제20조"], ["거래금액"], limit=120).text) <= 120
+
+
+@pytest.mark.parametrize(
+    ("question", "gives", "not_gives"),
+    [
+        ("표준지공시지가 이의신청 기간은 언제까지인가요?", "30일 이내", "그 밖의 사항"),
+        ("하자보수는 몇 년 안에 청구해야 하나요?", "10년간", "청구"),
+        ("분양신고 없이 분양하면 어떤 처벌을 받나요?", "3년 이하의 징역", "분양신고"),
+        ("조정위원회는 몇 명으로 구성되나요?", "5명 이상", "위원"),
+        ("중개보수는 얼마까지 받을 수 있나요?", "500만원", "중개보수"),
+    ],
+)
+def test_what_a_question_asks_for_is_read_and_recognised_in_a_sentence(
+    question: str, gives: str, not_gives: str
+) -> None:
+    wanted = asked_for(question)
+    assert wanted is not None and wanted.search(gives) and not wanted.search(not_gives)
+
+
+def test_a_question_asking_for_no_figure_asks_for_nothing_in_particular() -> None:
+    assert asked_for("임차권등기명령은 어떤 경우에 신청하나요?") is None
+
+
+def test_asked_for_a_figure_the_quote_is_the_sentence_that_gives_it_in_any_paragraph() -> None:
+    rows = (json.loads(line) for line in CORPUS.open(encoding="utf-8"))
+    text = {row["id"]: row["text"] for row in rows}
+    words = ["주택", "임대차", "분쟁", "조정", "위원회", "구성"]
+    # Paragraph ③ (a long list of who may sit) says most about the words; ① gives the headcount.
+    plain = quote(text["주택임대차보호법/제16조"], words)
+    asked = quote(text["주택임대차보호법/제16조"], words, wanted=asked_for("몇 명으로 구성되나요?"))
+    assert plain.paragraph == 3
+    assert asked.paragraph == 1 and "5명 이상 30명 이하" in asked.text
 
 
 def test_an_analysis_that_computed_nothing_does_not_lead() -> None:

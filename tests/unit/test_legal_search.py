@@ -19,7 +19,7 @@ from services.search.legal.excerpt import excerpt
 from services.search.legal.search import LegalFilters, LegalIndex
 from services.search.legal.terms import TermsMemo, analyse_texts, corpus_terms
 from services.search.legal.tokens import Analyzer, analysis_version, bigrams, shared_kiwi
-from services.search.legal.tool import legal_search, verdict_on_figures
+from services.search.legal.tool import legal_result, legal_search, verdict_on_figures
 from tests.fake_openai import fake_embedding
 
 pytestmark = pytest.mark.unit
@@ -270,3 +270,30 @@ def test_the_persons_lease_figures_decide_the_reportverdict_on_figures() -> None
     jeonse = verdict("전세 2억인데 전월세 신고 해야 하나요?", {"deal_type": "jeonse"})
     assert jeonse is not None and jeonse.startswith("보증금 2억원이면 신고 대상으로, 계약일부터 30일 이내에")
     assert verdict("월세 계약하면 신고해야 하나요?", {"deal_type": "monthly"}) is None  # no figures given
+
+
+def test_asked_for_a_period_the_article_among_the_top_that_gives_one_leads() -> None:
+    # The records article says most about 하자보수 청구; the warranty article is the one with a period.
+    records = art(
+        "공동주택관리법/제38조의2",
+        "공동주택관리법",
+        "제38조의2",
+        "하자보수청구 서류 등의 보관",
+        "관리주체는 하자보수청구 서류와 하자보수 청구 내용을 보관하여야 한다.",
+    )
+    warranty = art(
+        "공동주택관리법/제36조",
+        "공동주택관리법",
+        "제36조",
+        "하자담보책임",
+        "사업주체는 하자에 대하여 담보책임기간 10년 동안 하자보수 책임을 진다.",
+    )
+    index = LegalIndex([records, warranty], Analyzer())
+    question = "하자보수 청구는 몇 년 안에 해야 하나요?"
+    hits = index.search(question, limit=2)
+    assert [h.article.article_id for h in hits][0] == "공동주택관리법/제38조의2"
+    result = legal_result(hits, question=question)
+    assert result.citations[0].article_id == "공동주택관리법/제36조"
+    assert result.headline.startswith("공동주택관리법 제36조") and "10년" in result.headline
+    plain = legal_result(hits, question="하자보수 청구 서류는 누가 보관하나요?")
+    assert plain.citations[0].article_id == "공동주택관리법/제38조의2"  # nothing asked for: rank order

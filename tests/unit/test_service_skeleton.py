@@ -1,7 +1,8 @@
-"""Every service folder has the same skeleton: `__main__`, `bootstrap.py`, `handlers.py` and a README; a
-`__main__` that only calls its bootstrap's `main` (the one place the service is assembled), and a README whose consumes line is the published list of who
-consumes what (contracts/consumers.py) and whose produces line names only events the contracts say the
-service may record, so the first page a newcomer reads cannot drift from the wire."""
+"""Every service folder has the same skeleton: `__main__`, `bootstrap.py`, `handlers.py` and a README.
+The `__main__` only calls its bootstrap's `main` (the one place the service is assembled); the README's
+consumes line is the published list of who consumes what (contracts/consumers.py) and its produces
+line names only events the contracts say the service may record, so the first page a newcomer reads
+cannot drift from the wire."""
 
 from __future__ import annotations
 

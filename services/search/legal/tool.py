@@ -18,7 +18,7 @@ from contracts.steps import SearchOptions
 from contracts.values import Citation
 from services.housing.amounts import given_figures, read_amounts
 from services.housing.statute_answers import StatuteAnswer, answer_for, answer_resting_on
-from services.housing.statutes import StatuteArticle, cite, quote, rule_text
+from services.housing.statutes import StatuteArticle, asked_for, cite, quote, rule_text
 from services.housing.statutes import citation as statute_citation
 from services.platform.team import StepFailure, StepWork
 from services.search.legal.articles import Article
@@ -40,7 +40,8 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
     # A few ms of numpy and Kiwi, off the loop all the same: never let a slow analysis stall the bus.
     hits = await asyncio.to_thread(ctx.legal.search, query, filters_from(step.inputs.search), LIMIT, vector)
     answer = answer_for(step.query) or (answer_resting_on(hits[0].article.article_id) if hits else None)
-    return legal_result(hits, answer, ctx.legal, verdict=verdict_on_figures(answer, step))
+    verdict = verdict_on_figures(answer, step)
+    return legal_result(hits, answer, ctx.legal, verdict=verdict, question=step.query)
 
 
 def verdict_on_figures(answer: StatuteAnswer | None, step: StepWork) -> str | None:
@@ -84,16 +85,19 @@ def legal_result(
     answer: StatuteAnswer | None = None,
     index: LegalIndex | None = None,
     verdict: str | None = None,
+    question: str = "",
 ) -> StepResult:
     """The articles that answer, the best first. When the question asks about a subject the rule book
     answers (services/housing/statute_answers.py), its sentence leads (after the verdict on the person's
     own figures, when they gave them) and its articles are cited first, at their paragraphs; otherwise
-    the headline quotes the sentence of the top article that says most
-    about the question. Every citation carries the 항 and the sentence it rests on."""
+    the headline quotes the sentence of the top article that says most about the question, and when the
+    question asks for a period, a penalty, a headcount or an amount, the first of the top articles
+    whose sentence gives one leads. Every citation carries the 항 and the sentence it rests on."""
     if answer is not None and answer.outside:
         said = f"{answer.says} ({answer.outside}: Jipsa가 가진 법령 자료에는 없어 조문을 인용하지 못합니다.)"
         return StepResult(headline=said, data={"legal_hits": [], "outside": answer.outside})
-    citations = [citation(h) for h in hits]
+    wanted = asked_for(question)
+    citations = _giving_first([citation(h, wanted) for h in hits], wanted)
     grounds = _grounds(answer, index) if answer and index else []
     if grounds:
         cited = {c.article_id for c in grounds}
@@ -137,9 +141,18 @@ def published_hit(hit: LegalHit) -> published.LegalHit:
     )
 
 
-def citation(hit: LegalHit) -> Citation:
-    said = quote(hit.article.body, hit.matched_terms)
+def citation(hit: LegalHit, wanted: re.Pattern[str] | None = None) -> Citation:
+    said = quote(hit.article.body, hit.matched_terms, wanted=wanted)
     return statute_citation(_statute(hit.article), hit.shown_text, said.paragraph, said.text)
+
+
+LEAD_FROM = 3  # how deep a sentence that gives what was asked may come from to lead
+
+
+def _giving_first(citations: list[Citation], wanted: re.Pattern[str] | None) -> list[Citation]:
+    """The first of the top citations whose quote gives what the question asks for, moved to the front."""
+    giving = next((c for c in citations[:LEAD_FROM] if wanted and wanted.search(c.quote or "")), None)
+    return [giving, *(c for c in citations if c is not giving)] if giving else citations
 
 
 def _statute(a: Article) -> StatuteArticle:
