@@ -289,6 +289,18 @@ EVERYDAY_TO_STATUTE = {
     "넘겨받": "승계",
     "물려받": "승계",
     "가계약": "계약금",
+    "파기": "해제",
+    "복덕방": "중개사무소",
+    "중개업소": "중개사무소",
+    "중개소": "중개사무소",
+    "반환보증": "보증금 보증",
+    "집값": "주택가격",
+    "갱신청구권": "계약갱신 요구",
+    "반전세": "보증금 차임",
+    "관리소장": "관리사무소장",
+    "동대표": "동별 대표자",
+    "입대의": "입주자대표회의",
+    "특공": "특별공급",
 }
 # What a question asks for, said the everyday way: "…이 될 수 없는 사람" asks for the disqualifications
 # (결격사유). ("몇 년 안에" read as 기간 was measured and ranked 임대차기간 over the deadlines asked for.)
