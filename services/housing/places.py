@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
+import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +24,7 @@ SEOUL_GU = (
 )  # fmt: skip
 
 LISTINGS_DIR = Path(__file__).resolve().parents[2] / "infra" / "seed" / "listings"
+REGIONS_FILE = Path(__file__).resolve().parents[2] / "infra" / "seed" / "rules" / "regions.toml"
 LISTING_FILES = ("complexes.csv", "one_rooms.csv")
 
 # Short names that are also everyday words (신원 identity, 동작 motion, 일원 a member,
@@ -160,3 +162,24 @@ def read_gazetteer(paths: tuple[Path, ...]) -> Gazetteer:
 def default_gazetteer() -> Gazetteer:
     """The gazetteer of the seed listings, read once."""
     return read_gazetteer(tuple(LISTINGS_DIR / name for name in LISTING_FILES))
+
+
+# A region's name, its administrative suffix if written, then nothing or a particle ("수원시면요?").
+_REGION_END = (
+    r"(?:특별자치시|특별자치도|특별시|광역시|시|도|군)?"
+    r"(?=$|[\s,.?!~]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|쪽|면|라면|로|으로|근처|쪽|아파트|빌라)"
+)
+
+
+@lru_cache(maxsize=1)
+def region_words() -> tuple[str, ...]:
+    """The regions outside Seoul's 구 the rule books name (시·도 and the cities of 경기·인천: regions.toml),
+    longest first; where a home lies decides its tier of 최우선변제, its LTV and its taxes."""
+    rules = tomllib.loads(REGIONS_FILE.read_text(encoding="utf-8"))
+    words = {*rules["capital_area_words"], *rules["non_capital_words"], *rules["capital_city_words"]}
+    return tuple(sorted(words - {"지방"}, key=len, reverse=True))
+
+
+def regions_named(text: str) -> list[str]:
+    """The regions of `region_words` a text names as words of their own ("수원이면요?" -> ["수원"])."""
+    return [w for w in region_words() if re.search(rf"(?<![가-힣]){re.escape(w)}{_REGION_END}", text)]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.entities import extract_entities
-from services.housing.places import default_gazetteer
+from services.housing.places import default_gazetteer, regions_named
 from services.housing.text import normalize
 from services.planner.intents import find_hits
 
@@ -23,7 +23,7 @@ MAX_FOLLOW_UP_CHARS = 30
 _NOT_PLANNABLE = (IntentType.UNCLEAR, IntentType.IRRELEVANT)
 _SHAPE = re.compile(
     r"^\s*(?:그럼|그러면|그렇다면|아니면|혹시)"
-    r"|(?:은|는|이면|라면|로는|으로는|에서는|도|로|으로)\s*(?:요|어때요?|어떤가요|어때|어떨까요?)?\s*[?？.!]*\s*$"
+    r"|(?:은|는|이면|면|라면|로는|으로는|에서는|도|로|으로)\s*(?:요|어때요?|어떤가요|어때|어떨까요?)?\s*[?？.!]*\s*$"
     r"|다시|대신|말고|바꿔|바꾸면|로\s*해|으로\s*해|기준으로",
 )
 # Groups of fields that change together: a new place replaces every place field.
@@ -62,6 +62,7 @@ def is_follow_up(query: str, previous: PriorTurn | None, entities: QueryEntities
         bool(entities.model_dump(exclude_defaults=True))
         or any(h.signal.weight >= 2 for h in find_hits(text))
         or bool(default_gazetteer().complexes_named(text))  # "그럼 리센츠는요?"
+        or bool(regions_named(text))  # "수원이면요?" after a question whose answer depends on the region
     )
 
 

@@ -148,7 +148,13 @@ SIGNALS = _signals(
     ),
     # "표준계약서" alone is a subject of the law ("표준계약서 사용이 의무인가요?"); its form is a document.
     (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"계약서\s*(?:양식|서식|템플릿|초안|샘플)"),
-    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"특약.{0,8}(?:넣|추가|작성|써)"),
+    # "특약 넣어서 써줘" asks for the document; "특약에 뭘 넣어야 해요?" asks what to put (the law answers).
+    (
+        Topic.CONTRACT_WRITE,
+        I.CONTRACT_CREATION,
+        3,
+        r"특약(?:(?!뭘|뭐|무엇|어떤|어떻게).){0,8}(?:넣|추가|작성|써)(?!\s*(?:야|어야|면|으면|두면))",
+    ),
     (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 2, r"계약서\s*작성|lease contract"),
     (
         Topic.CONTRACT_CHECK,

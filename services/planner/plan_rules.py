@@ -23,6 +23,7 @@ from services.housing.text import normalize
 from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.intents import (
+    TASK_REQUEST_WEIGHT,
     Hit,
     Topic,
     classify,
@@ -192,7 +193,12 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
     if previous is not None and followup.is_follow_up(text, previous, named):
         entities = followup.merge_entities(followup.previous_entities(previous), named)
         intent = _continued_intent(previous.intent, text, entities)
-        step_ids = _step_ids(intent.type, previous.query, entities) + _step_ids(None, text, entities)
+        if _task_asked(
+            find_hits(text)
+        ):  # a new task on the same subject: its own steps, the question before as context
+            step_ids = _step_ids(intent.type, text, entities)
+        else:
+            step_ids = _step_ids(intent.type, previous.query, entities) + _step_ids(None, text, entities)
         previous_query: str | None = previous.query
         context = previous.query
     else:
@@ -231,12 +237,21 @@ def _also_sale(step: PlanStep) -> PlanStep:
     return step.model_copy(update={"inputs": inputs_for_plan(also)})
 
 
+def _task_asked(hits: list[Hit]) -> IntentType | None:
+    """The intent of a task the text asks for by name ("계약서 써줘", "특약 검토해줘"), if it does."""
+    return next(
+        (h.signal.intent for h in hits if h.signal.weight >= TASK_REQUEST_WEIGHT and h.signal.intent), None
+    )
+
+
 def _continued_intent(before: Intent, text: str, entities: QueryEntities) -> Intent:
-    """The previous intent, a little less sure, with the follow-up's own words among its keywords."""
-    said = [h.word for h in find_hits(text) if h.signal.weight >= 2]
+    """The previous intent, a little less sure, with the follow-up's own words among its keywords; a
+    follow-up that asks for a task by name ("그럼 계약서 써줘") has that task's intent."""
+    hits = find_hits(text)
+    said = [h.word for h in hits if h.signal.weight >= 2]
     said += [v for v in (entities.gu + entities.dong + entities.stations) if v[:-1] in text]
     return Intent(
-        type=before.type,
+        type=_task_asked(hits) or before.type,
         confidence=round(before.confidence * 0.9, 2),
         keywords=list(dict.fromkeys(before.keywords + said))[:10],
         entities=entities.model_dump(mode="json", exclude_defaults=True),

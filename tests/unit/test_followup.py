@@ -108,3 +108,21 @@ def test_a_complex_of_the_listings_named_alone_continues_the_question() -> None:
     assert plan.intent.entities["deal_type"] == "jeonse"
     assert plan.steps[0].inputs["query"] == "그럼 바로 옆 리센츠는요?"
     assert not is_follow_up("그럼 바로 옆 단지는요?", before)  # no name: nothing to continue with
+
+
+@pytest.mark.parametrize("text", ["수원이면요?", "부산은요?", "그럼 인천이라면요?", "수원시면요?"])
+def test_a_region_outside_seoul_named_alone_continues_the_question(text: str) -> None:
+    before = turn("서울 빌라 보증금 1억 4천인데 경매 넘어가면 최우선변제 얼마 받아요?")
+    assert is_follow_up(text, before)
+    plan = plan_by_rules(text, before)
+    assert plan.intent.type is before.intent.type
+    assert "compute-priority-repayment" in [s.step_id for s in plan.steps]
+
+
+def test_a_follow_up_asking_for_a_task_by_name_is_that_task_with_the_question_before_as_context() -> None:
+    before = turn("전세 계약할 때 특약에 뭘 넣어야 안전해요?")
+    assert before.intent.type is I.LEGAL_CONSULT
+    plan = plan_by_rules("그럼 전세 계약서 써줘", before)
+    assert plan.intent.type is I.CONTRACT_CREATION
+    assert [s.step_id for s in plan.steps] == ["draft-lease"]
+    assert plan.steps[0].inputs["previous_query"] == before.query

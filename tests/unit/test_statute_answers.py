@@ -45,6 +45,8 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ("보일러가 고장났는데 집주인이 안 고쳐줘요", "임대인의 수선 의무"),
         ("가계약금 보냈는데 집주인이 계약 안 하겠대요", "계약금과 계약 해제"),
         ("임대인이 바뀌면 계약은 어떻게 돼요", "집주인이 바뀐 경우"),
+        ("전세 계약할 때 특약에 뭘 넣어야 안전해요?", "임차인을 지키는 특약"),
+        ("월세 계약서에 넣어야 할 특약 알려주세요", "임차인을 지키는 특약"),
     ],
 )
 def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str) -> None:
@@ -61,6 +63,8 @@ def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str)
         "부동산 매매할 때 말이에요, 세금은 안 내도 되나요?",
         # 공동주택관리법's 장기수선, not a lease's repairs
         "공동주택의 수리 의무와 비용 부담은 어떻게 되나요?",
+        # a document asked for, with its 특약: the document team writes it
+        "특약 넣어서 전세 계약서 써줘",
     ],
 )
 def test_other_questions_find_none(question: str) -> None:
