@@ -167,19 +167,21 @@ def default_gazetteer() -> Gazetteer:
 # A region's name, its administrative suffix if written, then nothing or a particle ("수원시면요?").
 _REGION_END = (
     r"(?:특별자치시|특별자치도|특별시|광역시|시|도|군)?"
-    r"(?=$|[\s,.?!~]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|쪽|면|라면|로|으로|근처|쪽|아파트|빌라)"
+    r"(?=$|[\s,.?!~]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|쪽|면|라면|로|으로|근처|아파트|빌라)"
 )
 
 
 @lru_cache(maxsize=1)
-def region_words() -> tuple[str, ...]:
+def _region_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """The regions outside Seoul's 구 the rule books name (시·도 and the cities of 경기·인천: regions.toml),
-    longest first; where a home lies decides its tier of 최우선변제, its LTV and its taxes."""
+    longest first, each with the pattern that finds it as a word of its own; where a home lies decides
+    its tier of 최우선변제, its LTV and its taxes."""
     rules = tomllib.loads(REGIONS_FILE.read_text(encoding="utf-8"))
     words = {*rules["capital_area_words"], *rules["non_capital_words"], *rules["capital_city_words"]}
-    return tuple(sorted(words - {"지방"}, key=len, reverse=True))
+    longest_first = sorted(words - {"지방"}, key=len, reverse=True)
+    return tuple((w, re.compile(rf"(?<![가-힣]){re.escape(w)}{_REGION_END}")) for w in longest_first)
 
 
 def regions_named(text: str) -> list[str]:
-    """The regions of `region_words` a text names as words of their own ("수원이면요?" -> ["수원"])."""
-    return [w for w in region_words() if re.search(rf"(?<![가-힣]){re.escape(w)}{_REGION_END}", text)]
+    """The regions the rule books name that a text names as words of their own ("수원이면요?" -> ["수원"])."""
+    return [word for word, pattern in _region_patterns() if pattern.search(text)]

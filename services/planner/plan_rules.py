@@ -192,10 +192,9 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
     named = extract_entities(text)
     if previous is not None and followup.is_follow_up(text, previous, named):
         entities = followup.merge_entities(followup.previous_entities(previous), named)
-        intent = _continued_intent(previous.intent, text, entities)
-        if _task_asked(
-            find_hits(text)
-        ):  # a new task on the same subject: its own steps, the question before as context
+        task = _task_asked(find_hits(text))
+        intent = _continued_intent(previous.intent, text, entities, task)
+        if task:  # a new task on the same subject: its own steps, the question before as context
             step_ids = _step_ids(intent.type, text, entities)
         else:
             step_ids = _step_ids(intent.type, previous.query, entities) + _step_ids(None, text, entities)
@@ -244,14 +243,15 @@ def _task_asked(hits: list[Hit]) -> IntentType | None:
     )
 
 
-def _continued_intent(before: Intent, text: str, entities: QueryEntities) -> Intent:
+def _continued_intent(
+    before: Intent, text: str, entities: QueryEntities, task: IntentType | None = None
+) -> Intent:
     """The previous intent, a little less sure, with the follow-up's own words among its keywords; a
-    follow-up that asks for a task by name ("그럼 계약서 써줘") has that task's intent."""
-    hits = find_hits(text)
-    said = [h.word for h in hits if h.signal.weight >= 2]
+    follow-up that asks for a task by name (`task`: "그럼 계약서 써줘") has that task's intent."""
+    said = [h.word for h in find_hits(text) if h.signal.weight >= 2]
     said += [v for v in (entities.gu + entities.dong + entities.stations) if v[:-1] in text]
     return Intent(
-        type=_task_asked(hits) or before.type,
+        type=task or before.type,
         confidence=round(before.confidence * 0.9, 2),
         keywords=list(dict.fromkeys(before.keywords + said))[:10],
         entities=entities.model_dump(mode="json", exclude_defaults=True),
