@@ -178,7 +178,7 @@ async def append_in(
 ) -> list[Recorded]:
     """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit).
 
-    One round trip: `jipsa_append` (infra/migrations/versions/0007_append_function.py) takes the lock,
+    One round trip: `jipsa_append` (infra/migrations/versions/0008_append_planned_once.py) takes the lock,
     then reads and inserts in statements of its own, each with a snapshot taken after the lock, so
     it sees the commit of the appender before us. `announced`: the caller publishes the events itself
     once they are committed (the commit notice says so, on ANNOUNCED_CHANNEL)."""
@@ -192,8 +192,10 @@ async def append_in(
     with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span:
         rows = await rows_of(
             conn,
-            "SELECT * FROM jipsa_append(%s::uuid[], %s::text[], %s::text[], %s::int[], %s::text[],"
-            " %s::text[], %s::text[], %s::int, %s::bigint, %s::text)",
+            # %b: the arrays go in Postgres's binary format. In the text format psycopg escapes every
+            # element with a regular expression: a third of an append's client time in a profile.
+            "SELECT * FROM jipsa_append(%b::uuid[], %b::text[], %b::text[], %b::int[], %b::text[],"
+            " %b::text[], %b::text[], %b::int, %b::bigint, %b::text)",
             (
                 [e.event_id for e in events],
                 [e.stream_id for e in events],

@@ -1,0 +1,55 @@
+"""A checkout hands out a live connection: ones the server closed are found and replaced, without a
+round trip for the ones it did not (db.check_if_spoken_to)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import psycopg
+import pytest
+
+from services.platform.db import open_pool
+
+pytestmark = pytest.mark.integration
+
+
+async def backend_pids(pool, n: int) -> list[int]:
+    """The server pids behind n connections held at once, so each is a different one."""
+    held = [await pool.getconn() for _ in range(n)]
+    try:
+        return [c.info.backend_pid for c in held]
+    finally:
+        for c in held:
+            await pool.putconn(c)
+
+
+async def test_connections_the_server_closed_are_replaced_at_checkout(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JIPSA_DB_POOL_MIN", "2")
+    monkeypatch.setenv("JIPSA_DB_POOL_MAX", "2")
+    pool = await open_pool(database_url)
+    try:
+        killed = await backend_pids(pool, 2)
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
+            for pid in killed:  # as a restarting Postgres does: each client told, then closed
+                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        await asyncio.sleep(0.2)
+
+        for _ in range(2):  # each checkout works first time, on a connection that was not killed
+            async with pool.connection() as conn:
+                await conn.execute("SELECT 1")
+                assert conn.info.backend_pid not in killed
+    finally:
+        await pool.close()
+
+
+async def test_a_live_idle_connection_is_handed_out_as_it_is(database_url: str) -> None:
+    pool = await open_pool(database_url, max_size=1)
+    try:
+        (first,) = await backend_pids(pool, 1)
+        async with pool.connection() as conn:
+            assert conn.info.backend_pid == first
+            assert (await (await conn.execute("SELECT 1 AS one")).fetchone()) == {"one": 1}
+    finally:
+        await pool.close()
