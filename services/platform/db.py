@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import select
 
+import orjson
 import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row
+from psycopg.types.json import set_json_loads
 from psycopg_pool import AsyncConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
 
@@ -64,6 +66,12 @@ async def check_if_spoken_to(conn: AsyncConnection) -> None:
         await AsyncConnectionPool.check_connection(conn)
 
 
+async def _configure(conn: AsyncConnection) -> None:
+    """jsonb read with orjson: the standard library's decoder was a third of a projection rebuild's
+    time in a profile (every event carries two documents, its data and its metadata)."""
+    set_json_loads(orjson.loads, conn)
+
+
 async def open_pool(
     database_url: str, *, max_size: int | None = None, wait_s: float = 30.0
 ) -> AsyncConnectionPool:
@@ -86,6 +94,7 @@ async def open_pool(
         max_size=max_size,
         kwargs={"row_factory": dict_row, "autocommit": False},
         check=check_if_spoken_to,
+        configure=_configure,
         reconnect_timeout=3600,
         timeout=wait_s,
         open=False,
