@@ -26,7 +26,6 @@ moved since it was read (the supervisor's optimistic concurrency).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +36,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts import REGISTRY, Envelope, Event
 from services.platform import telemetry
+from services.platform.db import dump_json
 
 APPEND_LOCK_KEY = 0x4A495053  # "JIPS": the one key every append serialises on
 NOTIFY_CHANNEL = "jipsa_events"
@@ -202,8 +202,8 @@ async def append_in(
                 [e.event_type for e in events],
                 [e.schema_version for e in events],
                 [e.correlation_id for e in events],
-                [json.dumps(e.data, ensure_ascii=False) for e in events],
-                [json.dumps(e.metadata(), ensure_ascii=False) for e in events],
+                [dump_json(e.data).decode() for e in events],
+                [dump_json(e.metadata()).decode() for e in events],
                 expected_version,
                 APPEND_LOCK_KEY,
                 ANNOUNCED_CHANNEL if announced else NOTIFY_CHANNEL,
