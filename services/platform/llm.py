@@ -18,6 +18,7 @@ Retry policy (the only one: the SDK's own retries are off):
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import os
@@ -246,6 +247,14 @@ class AnswerFormat(Protocol[T_co]):
     def parse(self, content: str | None) -> T_co: ...
 
 
+@functools.cache
+def _schema_instructions(schema: type[BaseModel]) -> str:
+    """Written once per schema: building a model's JSON Schema was 3% of the CPU of 50 concurrent runs
+    in rules mode (py-spy), where every planning renders its prompt though no model is asked."""
+    text = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    return f"Answer with one JSON object, nothing else, fitting this JSON Schema:\n{text}"
+
+
 @dataclass(frozen=True)
 class JsonAnswer(Generic[M]):
     schema: type[M]
@@ -265,8 +274,7 @@ class JsonAnswer(Generic[M]):
     def instructions(self) -> str:
         # Repeated in the prompt because json_object mode (and servers that ignore response_format) see
         # nothing of the schema otherwise.
-        schema = json.dumps(self.schema.model_json_schema(), ensure_ascii=False)
-        return f"Answer with one JSON object, nothing else, fitting this JSON Schema:\n{schema}"
+        return _schema_instructions(self.schema)
 
     def parse(self, content: str | None) -> M:
         try:
