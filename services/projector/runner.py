@@ -97,6 +97,9 @@ class Projector:
         checkpoint = await lock_checkpoint(conn)
         records = await read_all_in(conn, checkpoint, self.batch_size)
         if records:
-            await apply(conn, records)
-            await save_checkpoint(conn, records[-1].position)
+            # A pipeline: the rows read are waited for as before, the writes after them (the projections'
+            # rows, the checkpoint and its notice) go in one round trip instead of one each.
+            async with conn.pipeline():
+                await apply(conn, records)
+                await save_checkpoint(conn, records[-1].position)
         return len(records)
