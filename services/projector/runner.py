@@ -60,6 +60,8 @@ class Projector:
         applied = 0
         while batch := await self._apply_next_batch():
             applied += batch
+            if batch < self.batch_size:  # appends are serialised: nothing below the head can appear later
+                break
         return applied
 
     async def rebuild(self) -> int:

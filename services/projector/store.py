@@ -46,12 +46,14 @@ async def read_checkpoint(conn: AsyncConnection, name: str = CHECKPOINT) -> int:
     return await _checkpoint(conn, name, for_update=False)
 
 
-async def save_checkpoint(conn: AsyncConnection, position: int, name: str = CHECKPOINT) -> None:
+async def save_checkpoint(conn: AsyncConnection, position: int) -> None:
+    """Move the projections' checkpoint; its notice, delivered at commit, says where they are now
+    (the gateway's follower reads up to it). One statement for both."""
     await conn.execute(
-        "UPDATE checkpoints SET position = %s, updated_at = now() WHERE name = %s", (position, name)
+        "WITH saved AS (UPDATE checkpoints SET position = %s, updated_at = now() WHERE name = %s"
+        " RETURNING position) SELECT pg_notify(%s, position::text) FROM saved",
+        (position, CHECKPOINT, PROJECTIONS_CHANNEL),
     )
-    if name == CHECKPOINT:
-        await conn.execute("SELECT pg_notify(%s, %s)", (PROJECTIONS_CHANNEL, str(position)))
 
 
 async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
