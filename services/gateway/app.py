@@ -32,6 +32,7 @@ from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
 from services.gateway.ws import serve_socket
 from services.platform.db import open_pool
+from services.platform.settings import stream_name_for
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +44,13 @@ def create_app(
     nats_url: str,
     pool: AsyncConnectionPool | None = None,
     on_follower_failure: Callable[[], None] | None = None,
-    stream_name: str | None = None,
+    namespace: str | None = None,
 ) -> FastAPI:
     """The gateway app. `on_follower_failure` is called if the log follower stops on an error: the
     process's owner ends the process then, so its supervisor (make run, compose) starts a fresh one
-    rather than keep a gateway whose sockets would never hear of a run again. `stream_name` is the
-    events stream whose consumers the operator's page shows."""
+    rather than keep a gateway whose sockets would never hear of a run again. `namespace` names the
+    events stream: the gateway publishes what it appends to it, and the operator's page shows its
+    consumers (without it, the relay alone publishes and the page shows none)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -63,14 +65,14 @@ def create_app(
             stop = asyncio.Event()
             task = asyncio.create_task(follower.run(stop), name="gateway-follower")
             task.add_done_callback(partial(_report_follower_end, on_follower_failure))
-            bus = HeldBus()
+            bus = HeldBus(namespace)
             holding = asyncio.create_task(bus.hold(nats_url), name="gateway-nats")
             app.state.ports = Ports(
                 settings=settings,
                 bus=bus,
                 sessions=Sessions(ready_pool, settings.store_timeout_s),
                 reads=reads,
-                requests=RunRequests(reads),
+                requests=RunRequests(reads, bus.announce if namespace is not None else None),
                 follower=follower,
                 follower_task=task,
             )
@@ -90,6 +92,7 @@ def create_app(
     app.include_router(documents_router)
     app.include_router(health_router)
     mount_page(app)
+    stream_name = stream_name_for(namespace) if namespace is not None else None
     mount_operator(app, OperatorConfig.of(settings, nats_url, stream_name))
 
     @app.websocket("/ws/{session_id}")

@@ -35,7 +35,7 @@ async def serve() -> int:
         database_url=server_url(infra.database_url, "DATABASE_URL"),
         nats_url=server_url(infra.nats_url, "NATS_URL"),
         on_follower_failure=end_for_a_fresh_start,
-        stream_name=infra.stream_name,
+        namespace=infra.namespace,
     )
     shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     # The line a person looks for in `make run`'s output (uvicorn confirms the bind right after).

@@ -27,7 +27,7 @@ from services.gateway.reads import Reads
 from services.gateway.run_waits import RunWaits, fold
 from services.housing.form_answers import form_answers
 from services.platform import telemetry
-from services.platform.eventstore import ConcurrencyError, Recorded, append_in, read_stream_in
+from services.platform.eventstore import Announce, ConcurrencyError, Recorded, append_in, read_stream_in
 
 APPROVAL_REQUEST_WAIT_S = 3.0
 # Reads of the run before a busy run's request is refused (each lost race means the run moved on).
@@ -45,8 +45,11 @@ class UnknownRun(FrameError):
 
 
 class RunRequests:
-    def __init__(self, reads: Reads) -> None:
-        self.reads = reads
+    """The person's requests as events of the log. `announce`, when given, publishes each appended
+    event right after its commit (HeldBus.announce); the relay's copy is then the safety net."""
+
+    def __init__(self, reads: Reads, announce: Announce | None = None) -> None:
+        self.reads, self.announce = reads, announce
 
     async def ask(self, session_id: str, frame: QueryFrame) -> Recorded:
         """A message that answers a form a run of the session waits on goes to that run, which goes on;
@@ -143,16 +146,28 @@ class RunRequests:
             try:
                 async with self.reads.connection() as conn, conn.transaction():
                     waits = _owned(session_id, fold(run_id, await read_stream_in(conn, run_stream(run_id))))
-                    (recorded,) = await append_in(conn, [decide(waits)], expected_version=waits.version)
-                    return recorded
+                    (recorded,) = await append_in(
+                        conn, [decide(waits)], expected_version=waits.version, announced=self.announced
+                    )
+                return await self._announced(recorded)
             except ConcurrencyError:
                 continue
         raise FrameError("run_busy", f"run {quoted(run_id)} kept changing; send the request again")
 
     async def _append(self, envelope: Envelope) -> Recorded:
         async with self.reads.connection() as conn, conn.transaction():
-            (recorded,) = await append_in(conn, [envelope])
-            return recorded
+            (recorded,) = await append_in(conn, [envelope], announced=self.announced)
+        return await self._announced(recorded)
+
+    @property
+    def announced(self) -> bool:
+        return self.announce is not None
+
+    async def _announced(self, recorded: Recorded) -> Recorded:
+        """`recorded`, committed, once announced (if this gateway announces)."""
+        if self.announce is not None:
+            await self.announce([recorded])
+        return recorded
 
 
 def _owned(session_id: str, waits: RunWaits) -> RunWaits:

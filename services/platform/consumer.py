@@ -129,7 +129,7 @@ class Consumer:
         self.sub, self.pool, self.js, self.settings = subscription, pool, js, settings
         self.policy = policy or ConsumerPolicy.from_infra()
         self.store = EventStore(pool)
-        self.announce = Announcer(js, settings)
+        self.announce = Announcer(js, settings.namespace)
         self.durable = f"{settings.namespace}-{subscription.consumer}"
         self.stop = asyncio.Event()  # `run`'s; a message handled outside `run` waits out outages for ever
 

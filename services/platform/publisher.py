@@ -80,14 +80,14 @@ class Announcer:
     announcement is therefore only logged.
     """
 
-    def __init__(self, js: JetStreamContext, settings: InfraSettings) -> None:
-        self.js, self.settings = js, settings
+    def __init__(self, js: JetStreamContext, namespace: str) -> None:
+        self.js, self.namespace = js, namespace
 
     async def __call__(self, records: Sequence[Recorded]) -> None:
         try:
             acks = [
                 await self.js.publish_async(
-                    subject_for(r.envelope, self.settings.namespace),
+                    subject_for(r.envelope, self.namespace),
                     r.envelope.model_dump_json().encode(),
                     headers=headers_for(r),
                 )

@@ -53,7 +53,12 @@ class InfraSettings(BaseSettings):
 
     @property
     def stream_name(self) -> str:
-        return f"{self.namespace.upper()}_EVENTS"
+        return stream_name_for(self.namespace)
+
+
+def stream_name_for(namespace: str) -> str:
+    """The JetStream stream of a namespace's events."""
+    return f"{namespace.upper()}_EVENTS"
 
 
 class ResolvedInfra(InfraSettings):

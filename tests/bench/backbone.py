@@ -107,7 +107,7 @@ async def commit_to_consumer(
     committed: dict[str, float] = {}
     handled: dict[str, float] = {}
     done = asyncio.Event()
-    announcer = Announcer(nc.jetstream(), settings)
+    announcer = Announcer(nc.jetstream(), settings.namespace)
 
     async def announce(records: Sequence[Recorded]) -> None:
         now = time.perf_counter()  # EventStore.append calls it right after the commit

@@ -48,13 +48,11 @@ class Gateway:
 
 @contextlib.asynccontextmanager
 async def serving(
-    pool: AsyncConnectionPool, nats_url: str, stream_name: str | None = None, **overrides: Any
+    pool: AsyncConnectionPool, nats_url: str, namespace: str | None = None, **overrides: Any
 ) -> AsyncIterator[Gateway]:
     """The app in a real uvicorn, on a socket bound here (no race for the port), until the block ends."""
     settings = GatewaySettings(poll_interval_s=0.2, **overrides)
-    app = create_app(
-        settings, database_url=pool.conninfo, nats_url=nats_url, pool=pool, stream_name=stream_name
-    )
+    app = create_app(settings, database_url=pool.conninfo, nats_url=nats_url, pool=pool, namespace=namespace)
     server = uvicorn.Server(server_config(app, settings))
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))

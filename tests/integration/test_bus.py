@@ -72,7 +72,7 @@ async def test_an_appender_publishes_at_commit_and_the_relay_copy_takes_no_effec
     after_plan = Consumer(
         Subscription("next", "PlanReady", next_step), store.pool, nc.jetstream(), infra, FAST
     )
-    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra))
+    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
     async with running(planner(store, nc, infra), after_plan):
         await announced.append([query_event("fast")])
         await wait_until(lambda: _true(handled == ["fast"]), what="the plan handled without the relay")
@@ -113,7 +113,7 @@ async def test_a_slow_message_holds_only_itself(store, nc, infra) -> None:
         handled.append(ctx.envelope.correlation_id)
         return await plan_once(ctx)
 
-    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra))
+    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
     async with running(planner(store, nc, infra, handler, ConsumerPolicy.from_infra(fetch_batch=1))):
         try:
             await announced.append([query_event("slow")])

@@ -23,6 +23,7 @@ from services.gateway import ask as ask_command
 from services.gateway.app import create_app
 from services.gateway.follower import Follower
 from services.gateway.settings import GatewaySettings
+from services.platform.bus import ensure_stream
 from services.platform.eventstore import EventStore
 from services.platform.servers import free_port
 from services.platform.settings import REPO_ROOT
@@ -36,6 +37,7 @@ from tests.integration.gateway_helpers import (
     event_positions,
     first_of_type,
     new_session,
+    projecting,
     script_for,
     serving,
     simulated_services,
@@ -377,3 +379,35 @@ async def test_a_follower_that_fails_asks_for_a_fresh_process(
     )
     async with app.router.lifespan_context(app):
         await asyncio.wait_for(failed.wait(), 10)
+
+
+async def test_the_gateway_publishes_what_it_appends_without_the_relay(
+    pool: AsyncConnectionPool, store: EventStore, nc, infra
+) -> None:
+    """A question and a cancel reach the bus a hop after their commit: no relay runs here."""
+    await ensure_stream(nc.jetstream(), infra)
+    heard: list[tuple[str, str]] = []
+    sub = await nc.jetstream().subscribe(
+        f"{infra.namespace}.>", cb=lambda m: _heard(heard, m), stream=infra.stream_name
+    )
+    try:
+        async with projecting(store), serving(pool, infra.nats_url, infra.namespace) as announcing:
+            session_id, token = await new_session(announcing)
+            async with connected(announcing, session_id, token) as client:
+                run_id = await ask(client, "강남구 아파트 매매 시세")
+                await client.send({"type": "cancel", "run_id": run_id})
+                await wait_until(
+                    lambda: _true(len(heard) == 2), what="the question and the cancel on the bus"
+                )
+    finally:
+        await sub.unsubscribe()
+    assert heard == [("QueryReceived", run_id), ("RunCancelRequested", run_id)]
+
+
+async def _heard(heard: list[tuple[str, str]], msg) -> None:
+    heard.append((msg.headers["Jipsa-Event-Type"], msg.headers["Jipsa-Correlation-Id"]))
+    await msg.ack()
+
+
+async def _true(value: bool) -> bool:
+    return value

@@ -116,7 +116,7 @@ async def test_the_overview_reads_the_runs_in_the_store_and_the_lag_of_projectio
 
     async with (
         projecting(store),
-        serving(pool, infra.nats_url, infra.stream_name, operator_token=TOKEN) as gateway,
+        serving(pool, infra.nats_url, infra.namespace, operator_token=TOKEN) as gateway,
         httpx.AsyncClient(base_url=gateway.http_url, headers=bearer(TOKEN)) as http,
     ):
         overview = await _projected_overview(http, len(runs))

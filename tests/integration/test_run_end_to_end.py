@@ -58,7 +58,7 @@ async def jipsa(store, infra, **gateway_settings) -> AsyncIterator[Gateway]:
     async with serving_all(infra, builds, FAST):
         async with (
             projecting(store),
-            serving(store.pool, infra.nats_url, infra.stream_name, **gateway_settings) as gateway,
+            serving(store.pool, infra.nats_url, infra.namespace, **gateway_settings) as gateway,
         ):
             yield gateway
 
