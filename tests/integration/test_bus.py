@@ -73,7 +73,10 @@ async def test_an_appender_publishes_at_commit_and_the_relay_copy_takes_no_effec
         Subscription("next", "PlanReady", next_step), store.pool, nc.jetstream(), infra, FAST
     )
     announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
-    async with running(planner(store, nc, infra), after_plan):
+    planning = planner(store, nc, infra)
+    for consumer in (planning, after_plan):  # the stream and consumers exist before the announcement
+        await consumer.ensure()
+    async with running(planning, after_plan):
         await announced.append([query_event("fast")])
         await wait_until(lambda: _true(handled == ["fast"]), what="the plan handled without the relay")
         publisher = Publisher(store.pool, nc.jetstream(), infra)
@@ -114,7 +117,9 @@ async def test_a_slow_message_holds_only_itself(store, nc, infra) -> None:
         return await plan_once(ctx)
 
     announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
-    async with running(planner(store, nc, infra, handler, ConsumerPolicy.from_infra(fetch_batch=1))):
+    planning = planner(store, nc, infra, handler, ConsumerPolicy.from_infra(fetch_batch=1))
+    await planning.ensure()  # the stream and consumer exist before the announcements (no relay runs)
+    async with running(planning):
         try:
             await announced.append([query_event("slow")])
             await asyncio.wait_for(slow_started.wait(), 30)

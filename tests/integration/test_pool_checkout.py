@@ -1,5 +1,4 @@
-"""A checkout hands out a live connection: ones the server closed are found and replaced, without a
-round trip for the ones it did not (db.check_if_spoken_to)."""
+"""A checkout hands out a live connection: ones the server closed are found and replaced."""
 
 from __future__ import annotations
 
