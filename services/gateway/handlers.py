@@ -147,7 +147,10 @@ class RunRequests:
                 async with self.reads.connection() as conn, conn.transaction():
                     waits = _owned(session_id, fold(run_id, await read_stream_in(conn, run_stream(run_id))))
                     (recorded,) = await append_in(
-                        conn, [decide(waits)], expected_version=waits.version, announced=self.announced
+                        conn,
+                        [decide(waits)],
+                        expected_version=waits.version,
+                        announced=self.announce is not None,
                     )
                 return await self._announced(recorded)
             except ConcurrencyError:
@@ -156,12 +159,8 @@ class RunRequests:
 
     async def _append(self, envelope: Envelope) -> Recorded:
         async with self.reads.connection() as conn, conn.transaction():
-            (recorded,) = await append_in(conn, [envelope], announced=self.announced)
+            (recorded,) = await append_in(conn, [envelope], announced=self.announce is not None)
         return await self._announced(recorded)
-
-    @property
-    def announced(self) -> bool:
-        return self.announce is not None
 
     async def _announced(self, recorded: Recorded) -> Recorded:
         """`recorded`, committed, once announced (if this gateway announces)."""

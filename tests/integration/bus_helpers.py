@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from contracts import new_envelope
@@ -29,12 +30,19 @@ async def plan_once(ctx: HandlerContext) -> Outcome:
     return Outcome([new_envelope(plan, stream_id=f"run-{run}", correlation_id=run, causation=ctx.envelope)])
 
 
-async def wait_until(condition: Callable[[], Awaitable[bool]], timeout: float = 30.0, what: str = "") -> None:
+async def wait_until(
+    condition: Callable[[], Awaitable[bool] | bool], timeout: float = 30.0, what: str = ""
+) -> None:
+    """Until `condition()` holds (a plain check or one that awaits a read), else fail after `timeout`."""
     deadline = asyncio.get_running_loop().time() + timeout
-    while not await condition():
+    while not await _holds(condition()):
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}")
         await asyncio.sleep(0.05)
+
+
+async def _holds(result: Awaitable[bool] | bool) -> bool:
+    return await result if inspect.isawaitable(result) else result
 
 
 @contextlib.asynccontextmanager

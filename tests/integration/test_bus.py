@@ -78,7 +78,7 @@ async def test_an_appender_publishes_at_commit_and_the_relay_copy_takes_no_effec
         await consumer.ensure()
     async with running(planning, after_plan):
         await announced.append([query_event("fast")])
-        await wait_until(lambda: _true(handled == ["fast"]), what="the plan handled without the relay")
+        await wait_until(lambda: handled == ["fast"], what="the plan handled without the relay")
         publisher = Publisher(store.pool, nc.jetstream(), infra)
         await publisher.verify_stream()
         assert await publisher.publish_pending() == 2
@@ -125,7 +125,7 @@ async def test_a_slow_message_holds_only_itself(store, nc, infra) -> None:
             await asyncio.wait_for(slow_started.wait(), 30)
             for i in range(3):
                 await announced.append([query_event(f"quick{i}")])
-            await wait_until(lambda: _true(len(handled) == 3), what="the quick ones handled")
+            await wait_until(lambda: len(handled) == 3, what="the quick ones handled")
             assert sorted(handled) == ["quick0", "quick1", "quick2"]
         finally:
             release.set()  # else the stopping consumer would wait for the slow handler for ever
@@ -235,7 +235,3 @@ async def _parked(store: EventStore, n: int) -> bool:
 async def _consumer_idle(nc: NATS, infra: InfraSettings, consumer: Consumer, delivered: int = 3) -> bool:
     info = await nc.jetstream().consumer_info(infra.stream_name, consumer.durable)
     return info.num_pending == 0 and info.num_ack_pending == 0 and info.delivered.consumer_seq >= delivered
-
-
-async def _true(value: bool) -> bool:
-    return value

@@ -396,9 +396,7 @@ async def test_the_gateway_publishes_what_it_appends_without_the_relay(
             async with connected(announcing, session_id, token) as client:
                 run_id = await ask(client, "강남구 아파트 매매 시세")
                 await client.send({"type": "cancel", "run_id": run_id})
-                await wait_until(
-                    lambda: _true(len(heard) == 2), what="the question and the cancel on the bus"
-                )
+                await wait_until(lambda: len(heard) == 2, what="the question and the cancel on the bus")
     finally:
         await sub.unsubscribe()
     assert heard == [("QueryReceived", run_id), ("RunCancelRequested", run_id)]
@@ -407,7 +405,3 @@ async def test_the_gateway_publishes_what_it_appends_without_the_relay(
 async def _heard(heard: list[tuple[str, str]], msg) -> None:
     heard.append((msg.headers["Jipsa-Event-Type"], msg.headers["Jipsa-Correlation-Id"]))
     await msg.ack()
-
-
-async def _true(value: bool) -> bool:
-    return value
