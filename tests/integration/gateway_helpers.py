@@ -54,7 +54,10 @@ async def serving(
     settings = GatewaySettings(poll_interval_s=0.2, **overrides)
     app = create_app(settings, database_url=pool.conninfo, nats_url=nats_url, pool=pool, namespace=namespace)
     server = uvicorn.Server(server_config(app, settings))
-    listening = socket.socket()
+    # A TCP socket by its protocol number, as uvicorn's own bind makes it: asyncio sets TCP_NODELAY only
+    # on connections accepted from such a socket. With `socket.socket()` (protocol 0), Nagle's algorithm
+    # held every second message of a run until the client's delayed ACK, 30-40 ms later.
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listening.bind(("127.0.0.1", 0))
     port = listening.getsockname()[1]
     task = asyncio.create_task(server.serve(sockets=[listening]))
