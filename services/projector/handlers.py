@@ -7,17 +7,41 @@ from psycopg import AsyncConnection
 
 from services.platform.eventstore import Recorded
 from services.projector import final_state, todo
+from services.projector.final_state import FinalState
 from services.projector.folding import State, fold_runs
-from services.projector.store import load_final_states, load_todos, save_final_states, save_todos
+from services.projector.recent import RecentStates
+from services.projector.store import (
+    load_final_states,
+    load_todos,
+    save_final_states,
+    save_todos,
+    stored_positions,
+)
+from services.projector.todo import Todo
 
 
-async def apply(conn: AsyncConnection, records: list[Recorded]) -> None:
+class Held:
+    """The todo and final state of the runs this projector wrote last (recent.py)."""
+
+    def __init__(self) -> None:
+        self.todos: RecentStates[Todo] = RecentStates()
+        self.finals: RecentStates[FinalState] = RecentStates()
+
+
+async def apply(conn: AsyncConnection, records: list[Recorded], held: Held) -> None:
     """Fold a batch into the rows of the runs it touches, inside the caller's transaction."""
     run_ids = sorted({r.envelope.correlation_id for r in records})
-    todos = await load_todos(conn, run_ids)
-    finals = await load_final_states(conn, run_ids)
-    await save_todos(conn, _changed(todos, fold_runs(todo.evolve, records, todos)))
-    await save_final_states(conn, _changed(finals, fold_runs(final_state.evolve, records, finals)))
+    todo_at, final_at = await stored_positions(conn, run_ids)
+    todos = held.todos.held(todo_at)
+    todos |= await load_todos(conn, [r for r in todo_at if r not in todos])
+    finals = held.finals.held(final_at)
+    finals |= await load_final_states(conn, [r for r in final_at if r not in finals])
+    new_todos = fold_runs(todo.evolve, records, todos)
+    new_finals = fold_runs(final_state.evolve, records, finals)
+    await save_todos(conn, _changed(todos, new_todos))
+    await save_final_states(conn, _changed(finals, new_finals), finals)
+    held.todos.keep(new_todos.items())
+    held.finals.keep(new_finals.items())
 
 
 def _changed(before: dict[str, State], after: dict[str, State]) -> list[State]:

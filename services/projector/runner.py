@@ -35,7 +35,7 @@ from psycopg import AsyncConnection
 from services.platform.eventstore import EventStore, read_all_in
 from services.platform.outages import url_of
 from services.platform.wakeup import StoreWakeup
-from services.projector.handlers import apply
+from services.projector.handlers import Held, apply
 from services.projector.store import clear, lock_checkpoint, save_checkpoint
 
 
@@ -54,6 +54,7 @@ class Projector:
         self.poll_interval_s = poll_interval_s
         self.first_backoff_s = first_backoff_s
         self.max_backoff_s = max_backoff_s
+        self.held = Held()  # the states of the runs it wrote last (recent.py)
 
     async def catch_up(self) -> int:
         """Apply every event committed after the checkpoint; return how many, once the head is reached."""
@@ -102,6 +103,6 @@ class Projector:
             # A pipeline: the rows read are waited for as before, the writes after them (the projections'
             # rows, the checkpoint and its notice) go in one round trip instead of one each.
             async with conn.pipeline():
-                await apply(conn, records)
+                await apply(conn, records, self.held)
                 await save_checkpoint(conn, records[-1].position)
         return len(records)

@@ -6,16 +6,16 @@ models), so a field added to a model fails loudly until the migration has it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row, scalar_row
+from psycopg.rows import dict_row, scalar_row, tuple_row
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
 from services.platform.wakeup import PROJECTIONS_CHANNEL
-from services.projector.final_state import FinalState, SessionRun, history_entry
+from services.projector.final_state import FinalState, history_entry
 from services.projector.todo import Todo, TodoStep
 
 CHECKPOINT = "projections"
@@ -74,7 +74,27 @@ async def clear(conn: AsyncConnection) -> None:
         await conn.execute(f"DELETE FROM {table}")
 
 
+async def stored_positions(
+    conn: AsyncConnection, run_ids: list[str]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The last_position of each run's stored todo and final state (a run with no row is left out)."""
+    cur = await conn.cursor(row_factory=tuple_row).execute(
+        "SELECT r.run_id, t.last_position, f.last_position FROM unnest(%s::text[]) AS r(run_id)"
+        " LEFT JOIN todos t USING (run_id) LEFT JOIN final_states f USING (run_id)",
+        (run_ids,),
+    )
+    todo_at, final_at = {}, {}
+    for run_id, todo_position, final_position in await cur.fetchall():
+        if todo_position is not None:
+            todo_at[run_id] = todo_position
+        if final_position is not None:
+            final_at[run_id] = final_position
+    return todo_at, final_at
+
+
 async def load_todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, Todo]:
+    if not run_ids:
+        return {}
     cur = conn.cursor(row_factory=dict_row)
     await cur.execute(f"SELECT {', '.join(_TODO_COLUMNS)} FROM todos WHERE run_id = ANY(%s)", (run_ids,))
     todos = {r["run_id"]: r for r in await cur.fetchall()}
@@ -99,6 +119,8 @@ async def save_todos(conn: AsyncConnection, todos: list[Todo]) -> None:
 
 
 async def load_final_states(conn: AsyncConnection, run_ids: list[str]) -> dict[str, FinalState]:
+    if not run_ids:
+        return {}
     columns = ", ".join(FinalState.model_fields)
     cur = await conn.cursor(row_factory=dict_row).execute(
         f"SELECT {columns} FROM final_states WHERE run_id = ANY(%s)", (run_ids,)
@@ -106,10 +128,29 @@ async def load_final_states(conn: AsyncConnection, run_ids: list[str]) -> dict[s
     return {r["run_id"]: FinalState.model_validate(r) for r in await cur.fetchall()}
 
 
-async def save_final_states(conn: AsyncConnection, states: list[FinalState]) -> None:
-    """Upsert each run's final state and, with it, its line in the session's history."""
-    await _upsert(conn, "final_states", "run_id", [_row(s, jsonb=_FINAL_JSONB) for s in states])
-    history: list[SessionRun] = [e for e in map(history_entry, states) if e is not None]
+async def save_final_states(
+    conn: AsyncConnection, states: list[FinalState], stored: Mapping[str, FinalState]
+) -> None:
+    """Write each run's final state and, with it, its line in the session's history. A run `stored` has
+    only its changed columns updated: an unchanged jsonb value (the run's step results, its answer) is
+    not dumped, compressed and logged again at every event of the run."""
+    new = [s for s in states if s.run_id not in stored]
+    await _upsert(conn, "final_states", "run_id", [_row(s, jsonb=_FINAL_JSONB) for s in new])
+    for state in states:
+        if (before := stored.get(state.run_id)) is not None:
+            changed = {c for c in FinalState.model_fields if getattr(state, c) != getattr(before, c)}
+            row = _row(state, jsonb=_FINAL_JSONB, only=changed)
+            assignments = ", ".join(f"{c} = %({c})s" for c in row)
+            await conn.execute(
+                f"UPDATE final_states SET {assignments} WHERE run_id = %(run_id)s",
+                {**row, "run_id": state.run_id},
+            )
+    history = [
+        entry
+        for state in states
+        if (entry := history_entry(state)) is not None
+        and (state.run_id not in stored or entry != history_entry(stored[state.run_id]))
+    ]
     await _upsert(conn, "session_runs", "session_id, run_id", [_row(e) for e in history])
 
 
@@ -124,11 +165,12 @@ def _todo_row(todo: Todo) -> dict[str, Any]:
     }
 
 
-def _row(model: BaseModel, *, jsonb: Iterable[str] = ()) -> dict[str, Any]:
-    """A model as a row: JSON values, real timestamps for timestamptz, Jsonb for jsonb (None is NULL)."""
-    row = model.model_dump(mode="json")
+def _row(model: BaseModel, *, jsonb: Iterable[str] = (), only: set[str] | None = None) -> dict[str, Any]:
+    """A model (or `only` those of its columns) as a row: JSON values, real timestamps for timestamptz,
+    Jsonb for jsonb (None is NULL)."""
+    row = model.model_dump(mode="json", include=only)
     row.update({c: getattr(model, c) for c in _TIMESTAMPS if c in row})
-    row.update({c: Jsonb(row[c]) for c in jsonb if row[c] is not None})
+    row.update({c: Jsonb(row[c]) for c in jsonb if row.get(c) is not None})
     return row
 
 

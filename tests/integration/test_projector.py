@@ -420,6 +420,33 @@ async def test_two_projectors_apply_each_event_once(store: EventStore, database_
     assert await live_digest(store.pool) == live
 
 
+async def test_a_replica_folds_on_from_the_stored_row_after_the_other_moved_the_run(
+    store: EventStore, pool: AsyncConnectionPool, database_url: str
+) -> None:
+    """A projector keeps the states it wrote; once another replica has applied a batch of the same run,
+    what it kept is behind the row, and it must fold on from the row instead."""
+    run = multi_team_with_retry("r1", "s1")
+    thirds = len(run.events) // 3
+    other_pool = await open_pool(database_url)
+    try:
+        one, other = Projector(store), Projector(EventStore(other_pool))
+        for projector, events in (
+            (one, run.events[:thirds]),
+            (other, run.events[thirds : 2 * thirds]),
+            (one, run.events[2 * thirds :]),
+        ):
+            await store.append(events)
+            assert await projector.catch_up() == len(events)
+    finally:
+        await other_pool.close()
+
+    (final,) = await rows(pool, "SELECT status, llm_calls, step_results FROM final_states")
+    assert final["status"] == "completed" and set(final["step_results"]) == {"search", "analysis"}
+    live = await live_digest(pool)
+    await Projector(store).rebuild()
+    assert await live_digest(pool) == live
+
+
 async def test_replicas_following_live_while_events_arrive(store: EventStore, database_url: str) -> None:
     other_pool = await open_pool(database_url)
     try:

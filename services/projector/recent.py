@@ -1,0 +1,42 @@
+"""The states a projector wrote last, kept in memory: a batch that touches a run again folds on from them
+instead of reading the run's rows back (a final state carries the run's step results and answer, tens of
+kilobytes) and validating them again.
+
+A held state is used only while the run's stored row has the `last_position` it was written with. Another
+replica may have moved the run since (replicas take the checkpoint lock in turn), a rebuild may have cleared
+it, the batch that wrote it may have rolled back: each shows as another position or no row. A fold of the
+same events is the same state, so the same position means the same state.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from typing import Generic
+
+from services.projector.folding import State
+
+RUNS_HELD = 256  # runs in flight at once, with room: a state is tens of kilobytes of Python objects
+
+
+class RecentStates(Generic[State]):
+    def __init__(self, capacity: int = RUNS_HELD) -> None:
+        self.capacity = capacity
+        self._states: OrderedDict[str, State] = OrderedDict()
+
+    def held(self, stored_at: Mapping[str, int | None]) -> dict[str, State]:
+        """The held states of the runs whose rows are stored at the position they were written with."""
+        held = {}
+        for run_id, position in stored_at.items():
+            state = self._states.get(run_id)
+            if state is not None and state.last_position == position:
+                self._states.move_to_end(run_id)
+                held[run_id] = state
+        return held
+
+    def keep(self, states: Iterable[tuple[str, State]]) -> None:
+        for run_id, state in states:
+            self._states[run_id] = state
+            self._states.move_to_end(run_id)
+        while len(self._states) > self.capacity:
+            self._states.popitem(last=False)
