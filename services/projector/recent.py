@@ -10,10 +10,10 @@ same events is the same state, so the same position means the same state.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Generic
 
+from services.platform.recent import Recent
 from services.projector.folding import State
 
 RUNS_HELD = 256  # runs in flight at once, with room: a state is tens of kilobytes of Python objects
@@ -21,22 +21,17 @@ RUNS_HELD = 256  # runs in flight at once, with room: a state is tens of kilobyt
 
 class RecentStates(Generic[State]):
     def __init__(self, capacity: int = RUNS_HELD) -> None:
-        self.capacity = capacity
-        self._states: OrderedDict[str, State] = OrderedDict()
+        self._states: Recent[str, State] = Recent(capacity)
 
-    def held(self, stored_at: Mapping[str, int | None]) -> dict[str, State]:
+    def held(self, stored_at: Mapping[str, int]) -> dict[str, State]:
         """The held states of the runs whose rows are stored at the position they were written with."""
         held = {}
         for run_id, position in stored_at.items():
             state = self._states.get(run_id)
             if state is not None and state.last_position == position:
-                self._states.move_to_end(run_id)
                 held[run_id] = state
         return held
 
     def keep(self, states: Iterable[tuple[str, State]]) -> None:
         for run_id, state in states:
-            self._states[run_id] = state
-            self._states.move_to_end(run_id)
-        while len(self._states) > self.capacity:
-            self._states.popitem(last=False)
+            self._states.put(run_id, state)

@@ -27,7 +27,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
@@ -61,9 +62,10 @@ BANDS = ((20, "20평 미만"), (30, "20평대"), (40, "30평대"), (50, "40평�
 CONTRACT_SOURCE = "국토교통부 실거래가"
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One priced complex, one-room listing or contract; price in 만원 (월세: 만원 a month)."""
+class Sample(NamedTuple):
+    """One priced complex, one-room listing or contract; price in 만원 (월세: 만원 a month). Built by
+    `sample`, which works out once what every summary of it reads (a region's statistics summarise each
+    sample three times: in the region, its 동 and its size band)."""
 
     sample_id: str
     gu: str
@@ -71,17 +73,38 @@ class Sample:
     station: str | None
     price: float
     area_m2: float | None
-    low: float | None = None  # the lowest ask of a complex's range; None: the price is both ends
-    high: float | None = None
-    name: str | None = None  # a complex's name; one-room listings and contracts have none
+    lowest: float  # the lowest ask of a complex's range; the price itself when it has no range
+    highest: float
+    name: str | None  # a complex's name; one-room listings and contracts have none
+    per_pyeong: float | None  # price per 평 of area; None without an area
+    band: str | None  # size band (BANDS); None without an area
 
-    @property
-    def lowest(self) -> float:
-        return self.price if self.low is None else self.low
 
-    @property
-    def highest(self) -> float:
-        return self.price if self.high is None else self.high
+def sample(
+    sample_id: str,
+    gu: str,
+    dong: str | None,
+    station: str | None,
+    price: float,
+    area_m2: float | None,
+    low: float | None = None,
+    high: float | None = None,
+    name: str | None = None,
+) -> Sample:
+    """A sample; `low` / `high`: the ends of a complex's asking range (None: the price is that end)."""
+    return Sample(
+        sample_id,
+        gu,
+        dong,
+        station,
+        price,
+        area_m2,
+        price if low is None else low,
+        price if high is None else high,
+        name,
+        price_per_pyeong(price, area_m2),
+        size_band(area_m2) if area_m2 else None,
+    )
 
 
 def representative_price(lo: float | None, hi: float | None) -> float | None:
@@ -96,20 +119,24 @@ def representative_area(rep: float | None, lo: float | None, hi: float | None) -
 
 
 def size_band(area_m2: float) -> str:
-    return next(label for upper, label in BANDS if upper is None or pyeong(area_m2) < upper)
+    size = pyeong(area_m2)
+    return next(label for upper, label in BANDS if upper is None or size < upper)
 
 
 def price_per_pyeong(price: float, area_m2: float | None) -> float | None:
     return price / pyeong(area_m2) if area_m2 else None
 
 
+_LOWEST, _HIGHEST = attrgetter("lowest"), attrgetter("highest")
+
+
 def summarise(samples: list[Sample]) -> PriceSummary:
     """min / max: the lowest and highest price asked or paid (ends of ranges); median: of the samples'
     prices (a complex's is its midpoint)."""
     prices = [s.price for s in samples]
-    per_pyeong = [p for s in samples if (p := price_per_pyeong(s.price, s.area_m2)) is not None]
-    cheapest = min(samples, key=lambda s: s.lowest)
-    dearest = max(samples, key=lambda s: s.highest)
+    per_pyeong = [s.per_pyeong for s in samples if s.per_pyeong is not None]
+    cheapest = min(samples, key=_LOWEST)
+    dearest = max(samples, key=_HIGHEST)
     return PriceSummary(
         count=len(prices),
         min=cheapest.lowest,
@@ -129,8 +156,11 @@ def grouped(samples: Iterable[Sample], key: Callable[[Sample], str | None]) -> l
     return [GroupStats(key=k, stats=summarise(v)) for k, v in groups.items()]
 
 
+_BAND = attrgetter("band")
+
+
 def region_market(region: str, samples: list[Sample], places: int) -> RegionMarket:
-    by_band = grouped(samples, lambda s: size_band(s.area_m2) if s.area_m2 else None)
+    by_band = grouped(samples, _BAND)
     order = [label for _, label in BANDS]
     return RegionMarket(
         region=region,
@@ -190,7 +220,7 @@ async def asking_samples(pool: AsyncConnectionPool, f: ListingFilters) -> list[S
             )
             rows = await (await cur.execute(sql, where.params)).fetchall()
             samples += [
-                Sample(r["id"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area"]) for r in rows
+                sample(r["id"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area"]) for r in rows
             ]
     return samples
 
@@ -204,7 +234,7 @@ def _complex_price_columns(deal_type: str) -> tuple[str, str]:
 
 
 def _complex_sample(r: dict[str, Any]) -> Sample:
-    return Sample(
+    return sample(
         sample_id=r["complex_id"],
         gu=r["gu"],
         dong=r["dong"],
@@ -280,7 +310,7 @@ async def contract_samples(
         return None
     window_to = rows[0]["window_to"]
     samples = [
-        Sample(r["deal_key"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area_m2"]) for r in rows
+        sample(r["deal_key"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area_m2"]) for r in rows
     ]
     return ContractSamples(
         samples=samples,

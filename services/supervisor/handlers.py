@@ -3,7 +3,7 @@
 Every trigger (an event of the run arriving on the bus, a deadline passing) runs the same
 `reconcile`, inside the transaction the consumer or the timer loop holds:
 
-1. read the run's stream in that transaction and fold it;
+1. read the run's stream in that transaction and fold it (on from where this replica last folded it);
 2. `decide` with the current time;
 3. compose the response if every step has settled (the one slow part: an LLM call when one is
    configured, so it happens only once the decision to answer is certain);
@@ -18,7 +18,7 @@ inbox claim included), and the consumer decides again from the fresh stream.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from psycopg import AsyncConnection
@@ -27,6 +27,7 @@ from contracts import Envelope, Event, new_envelope, run_stream
 from contracts.consumers import consumed_by
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 from services.platform.eventstore import read_stream_in
+from services.platform.recent import Recent
 from services.supervisor.decide import RetryPolicy, decide
 from services.supervisor.ending import DEFAULT_LIMITS, RunLimits
 from services.supervisor.run import RunState, fold
@@ -40,6 +41,15 @@ Respond = Callable[[RunState], Awaitable[Sequence[Event]]]  # ResponseReady, plu
 # The events after which a run may need a decision (the published list of who consumes what); the
 # supervisor ignores the rest.
 TRIGGERS = consumed_by("supervisor")
+RUNS_HELD = 256  # runs in flight at once, with room
+
+
+@dataclass(frozen=True)
+class Folded:
+    """A run folded up to its stream's version `state.version`, and the last event of that fold."""
+
+    state: RunState
+    last: Envelope | None
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,10 @@ class Supervisor:
     policy: RetryPolicy = RetryPolicy()
     limits: RunLimits = DEFAULT_LIMITS
     clock: Clock = lambda: datetime.now(UTC)  # noqa: E731  (a port: tests hand in their own)
+    # Each run as last folded: a trigger reads only the events after it. A fold of the stream's first N
+    # events is the same whoever appended them and whether the decision made from it was kept or lost its
+    # race, so it holds for every later trigger of the run, on this replica or after another's appends.
+    folded: Recent[str, Folded] = field(default_factory=lambda: Recent(RUNS_HELD), compare=False, repr=False)
 
     def subscriptions(self) -> list[Subscription]:
         return [Subscription(f"{CONSUMER_PREFIX}{t}", t, self._on_event) for t in TRIGGERS]
@@ -56,8 +70,11 @@ class Supervisor:
         return await self.reconcile(ctx.conn, ctx.envelope.correlation_id, cause=ctx.envelope)
 
     async def reconcile(self, conn: AsyncConnection, run_id: str, cause: Envelope | None = None) -> Outcome:
-        stored = await read_stream_in(conn, run_stream(run_id))
-        state = fold(run_id, (r.envelope for r in stored))
+        before = self.folded.get(run_id) or Folded(RunState(run_id=run_id), None)
+        stored = await read_stream_in(conn, run_stream(run_id), before.state.version)
+        state = fold(run_id, (r.envelope for r in stored), before.state)
+        last_stored = stored[-1].envelope if stored else before.last
+        self.folded.put(run_id, Folded(state, last_stored))
         decision = decide(state, self.clock(), self.policy, self.limits)
         events = list(decision.events)
         if decision.respond:
@@ -65,7 +82,7 @@ class Supervisor:
         await set_timers(conn, run_id, decision.wake_at if not decision.respond else None)
         if not events:
             return Outcome()
-        last = cause or (stored[-1].envelope if stored else None)
+        last = cause or last_stored
         recorded = [_envelope(e, run_id, state, last) for e in events]
         return Outcome(recorded, expected_version=state.version)
 

@@ -14,12 +14,15 @@ from contracts import new_envelope
 from contracts.gateway import QueryOptions, QueryReceived, RunCancelRequested, StepSkipRequested
 from contracts.planner import PlanReady
 from contracts.results import StepResult
+from contracts.teams import StepCompleted
 from contracts.values import Intent, IntentType, PlanStep, Team
 from services.platform.bus import ConsumerPolicy
+from services.platform.eventstore import ConcurrencyError
 from services.platform.service import Wiring
 from services.platform.settings import InfraSettings
 from services.platform.team import StepFailure, StepOutput, StepWork, team_subscription
 from services.supervisor.bootstrap import SupervisorSettings, build_supervisor
+from services.supervisor.handlers import Supervisor
 from services.supervisor.timers import TimerLoop
 from tests.integration.bus_helpers import relay, serving_all, wait_until
 
@@ -207,3 +210,48 @@ async def test_skip_and_cancel_requests_from_the_person(store, infra) -> None:
 
 async def _has(store, run_id: str, event_type: str) -> bool:
     return any(e.event_type == event_type for e in await run_events(store, run_id))
+
+
+async def test_a_replica_decides_from_the_events_another_appended_since_it_last_folded_the_run(store) -> None:
+    """Each replica keeps the runs it folded and reads only what came after; a decision must still see
+    every event another replica (or a team) appended meanwhile, and one that lost its race decides again
+    from the fresh stream."""
+    answered_states = []
+
+    async def respond(state):
+        answered_states.append(state)
+        return []
+
+    one, other = Supervisor(respond=respond), Supervisor(respond=respond)
+    await start_run(store, "r1", [step("a", Team.SEARCH), step("b", Team.SEARCH, ["a"])], "sequential")
+
+    async def decided(supervisor: Supervisor) -> list[str]:
+        async with store.pool.connection() as conn, conn.transaction():
+            outcome = await supervisor.reconcile(conn, "r1")
+        if outcome.events:
+            await store.append(outcome.events, expected_version=outcome.expected_version)
+        return [f"{e.event_type}:{e.data.get('step_id')}" for e in outcome.events]
+
+    async def completed(step_id: str) -> None:
+        result = StepResult(headline=f"{step_id} 완료")
+        await append(
+            store,
+            "r1",
+            StepCompleted(
+                run_id="r1", step_id=step_id, team=Team.SEARCH, summary="완료", result=result, duration_ms=5
+            ),
+        )
+
+    assert await decided(one) == ["StepStarted:a"]
+    await completed("a")
+    # `one` decides to start b, but `other` records the same decision first: one's loses its race.
+    async with store.pool.connection() as conn, conn.transaction():
+        stale = await one.reconcile(conn, "r1")
+    assert await decided(other) == ["StepStarted:b"]
+    with pytest.raises(ConcurrencyError):
+        await store.append(stale.events, expected_version=stale.expected_version)
+    await completed("b")
+    assert await decided(one) == []  # both steps done: it answers, and dispatches nothing again
+    (state,) = answered_states
+    assert {s: state.steps[s].status for s in state.steps} == {"a": "completed", "b": "completed"}
+    assert state.version == len(await run_events(store, "r1"))

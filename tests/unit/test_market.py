@@ -25,12 +25,13 @@ from services.search.market import (
     summarise,
     with_complex_first,
 )
+from services.search.market import sample as make_sample
 
 pytestmark = pytest.mark.unit
 
 
 def sample(i: int, gu: str, price: float, area: float | None = 100.0, dong: str = "역삼동") -> Sample:
-    return Sample(str(i), gu, dong, None, price, area)
+    return make_sample(str(i), gu, dong, None, price, area)
 
 
 def test_representative_price_is_the_midpoint() -> None:
@@ -120,7 +121,7 @@ def test_window_start_matches_postgres_month_arithmetic() -> None:
 
 
 def complex_sample(i: int, low: float, high: float, dong: str = "문정동") -> Sample:
-    return Sample(str(i), "송파구", dong, None, (low + high) / 2, 40.0, low=low, high=high)
+    return make_sample(str(i), "송파구", dong, None, (low + high) / 2, 40.0, low=low, high=high)
 
 
 def test_lowest_and_highest_ask_are_the_ends_of_the_ranges_not_of_the_midpoints() -> None:
