@@ -23,8 +23,11 @@ from services.platform.eventstore import Recorded
 
 PROJECTIONS_CHECKPOINT = "projections"
 T = TypeVar("T")
-TODO_STEP_COLUMNS = (
-    "step_id, team, task, depends_on, status, attempt, started_at, completed_at, duration_ms, summary, error"
+TODO_STEP_COLUMNS = ", ".join(  # of todo_steps s, in the todo_updated message's shape
+    f"s.{c}"
+    for c in (
+        "step_id team task depends_on status attempt started_at completed_at duration_ms summary error"
+    ).split()
 )
 
 
@@ -119,20 +122,21 @@ class Reads:
 
 
 async def _todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, TodoSnapshot]:
-    cur = conn.cursor(row_factory=dict_row)
-    await cur.execute("SELECT run_id, progress_pct FROM todos WHERE run_id = ANY(%s)", (run_ids,))
-    progress = {r["run_id"]: r["progress_pct"] for r in await cur.fetchall()}
-    await cur.execute(
-        f"SELECT run_id, {TODO_STEP_COLUMNS} FROM todo_steps WHERE run_id = ANY(%s) ORDER BY run_id, ordinal",
+    """The runs' todos, progress and steps in one statement (so one snapshot): a row per step, and one
+    for a todo without steps."""
+    cur = await conn.cursor(row_factory=dict_row).execute(
+        f"SELECT t.run_id, t.progress_pct, s.ordinal, {TODO_STEP_COLUMNS} FROM todos t"
+        " LEFT JOIN todo_steps s ON s.run_id = t.run_id"
+        " WHERE t.run_id = ANY(%s) ORDER BY t.run_id, s.ordinal",
         (run_ids,),
     )
-    steps: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in progress}
+    todos: dict[str, TodoSnapshot] = {}
     for row in await cur.fetchall():
-        # Two statements, two snapshots: a run whose todo the projector committed between them has
-        # steps here but no progress above; it is read whole on the next batch.
-        if (run_steps := steps.get(row.pop("run_id"))) is not None:
-            run_steps.append(_json_ready(row))
-    return {run_id: TodoSnapshot(pct, steps[run_id]) for run_id, pct in progress.items()}
+        run_id, progress, ordinal = row.pop("run_id"), row.pop("progress_pct"), row.pop("ordinal")
+        todo = todos.setdefault(run_id, TodoSnapshot(progress, []))
+        if ordinal is not None:
+            todo.steps.append(_json_ready(row))
+    return todos
 
 
 def _json_ready(row: dict[str, Any]) -> dict[str, Any]:

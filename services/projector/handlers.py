@@ -5,18 +5,11 @@ from __future__ import annotations
 
 from psycopg import AsyncConnection
 
-from services.platform.eventstore import Recorded
 from services.projector import final_state, todo
 from services.projector.final_state import FinalState
 from services.projector.folding import State, fold_runs
 from services.projector.recent import RecentStates
-from services.projector.store import (
-    load_final_states,
-    load_todos,
-    save_final_states,
-    save_todos,
-    stored_positions,
-)
+from services.projector.store import Batch, load_final_states, load_todos, save_final_states, save_todos
 from services.projector.todo import Todo
 
 
@@ -28,17 +21,15 @@ class Held:
         self.finals: RecentStates[FinalState] = RecentStates()
 
 
-async def apply(conn: AsyncConnection, records: list[Recorded], held: Held) -> None:
+async def apply(conn: AsyncConnection, batch: Batch, held: Held) -> None:
     """Fold a batch into the rows of the runs it touches, inside the caller's transaction."""
-    run_ids = sorted({r.envelope.correlation_id for r in records})
-    todo_at, final_at = await stored_positions(conn, run_ids)
-    todos = held.todos.held(todo_at)
-    todos |= await load_todos(conn, [r for r in todo_at if r not in todos])
-    finals = held.finals.held(final_at)
-    finals |= await load_final_states(conn, [r for r in final_at if r not in finals])
-    new_todos = fold_runs(todo.evolve, records, todos)
-    new_finals = fold_runs(final_state.evolve, records, finals)
-    await save_todos(conn, _changed(todos, new_todos))
+    todos = held.todos.held(batch.todo_at)
+    todos |= await load_todos(conn, sorted(r for r in batch.todo_at if r not in todos))
+    finals = held.finals.held(batch.final_at)
+    finals |= await load_final_states(conn, sorted(r for r in batch.final_at if r not in finals))
+    new_todos = fold_runs(todo.evolve, batch.records, todos)
+    new_finals = fold_runs(final_state.evolve, batch.records, finals)
+    await save_todos(conn, _changed(todos, new_todos), todos)
     await save_final_states(conn, _changed(finals, new_finals), finals)
     held.todos.keep(new_todos.items())
     held.finals.keep(new_finals.items())

@@ -32,11 +32,11 @@ import asyncio
 
 from psycopg import AsyncConnection
 
-from services.platform.eventstore import EventStore, read_all_in
+from services.platform.eventstore import EventStore
 from services.platform.outages import url_of
 from services.platform.wakeup import StoreWakeup
 from services.projector.handlers import Held, apply
-from services.projector.store import clear, lock_checkpoint, save_checkpoint
+from services.projector.store import clear, lock_checkpoint, read_batch, save_checkpoint
 
 
 class Projector:
@@ -97,12 +97,11 @@ class Projector:
             return await self._apply_batch(conn)
 
     async def _apply_batch(self, conn: AsyncConnection) -> int:
-        checkpoint = await lock_checkpoint(conn)
-        records = await read_all_in(conn, checkpoint, self.batch_size)
-        if records:
+        batch = await read_batch(conn, await lock_checkpoint(conn), self.batch_size)
+        if batch.records:
             # A pipeline: the rows read are waited for as before, the writes after them (the projections'
             # rows, the checkpoint and its notice) go in one round trip instead of one each.
             async with conn.pipeline():
-                await apply(conn, records, self.held)
-                await save_checkpoint(conn, records[-1].position)
-        return len(records)
+                await apply(conn, batch, self.held)
+                await save_checkpoint(conn, batch.records[-1].position)
+        return len(batch.records)

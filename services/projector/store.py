@@ -7,13 +7,15 @@ models), so a field added to a model fails loudly until the migration has it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row, scalar_row, tuple_row
+from psycopg.rows import dict_row, scalar_row
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
+from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_row
 from services.platform.wakeup import PROJECTIONS_CHANNEL
 from services.projector.final_state import FinalState, history_entry
 from services.projector.todo import Todo, TodoStep
@@ -74,22 +76,34 @@ async def clear(conn: AsyncConnection) -> None:
         await conn.execute(f"DELETE FROM {table}")
 
 
-async def stored_positions(
-    conn: AsyncConnection, run_ids: list[str]
-) -> tuple[dict[str, int], dict[str, int]]:
-    """The last_position of each run's stored todo and final state (a run with no row is left out)."""
-    cur = await conn.cursor(row_factory=tuple_row).execute(
-        "SELECT r.run_id, t.last_position, f.last_position FROM unnest(%s::text[]) AS r(run_id)"
-        " LEFT JOIN todos t USING (run_id) LEFT JOIN final_states f USING (run_id)",
-        (run_ids,),
+@dataclass(frozen=True)
+class Batch:
+    """The events after the checkpoint, and where each of their runs' rows stand (`last_position` of its
+    todo and of its final state; a run with no row is left out)."""
+
+    records: list[Recorded]
+    todo_at: dict[str, int]
+    final_at: dict[str, int]
+
+
+async def read_batch(conn: AsyncConnection, after: int, limit: int) -> Batch:
+    """The events after `after` with their runs' stored positions, in one statement. Called with the
+    checkpoint locked, in a statement of its own: a statement's snapshot is taken when it starts, so one
+    that waited for the lock would not see the rows the replica it waited for had just committed."""
+    cur = await conn.cursor(row_factory=dict_row).execute(
+        f"SELECT {', '.join(f'e.{c}' for c in EVENT_COLUMNS.split(', '))}, e.correlation_id,"
+        " t.last_position AS todo_at, f.last_position AS final_at"
+        " FROM events e LEFT JOIN todos t ON t.run_id = e.correlation_id"
+        " LEFT JOIN final_states f ON f.run_id = e.correlation_id"
+        " WHERE e.position > %s ORDER BY e.position LIMIT %s",
+        (after, limit),
     )
-    todo_at, final_at = {}, {}
-    for run_id, todo_position, final_position in await cur.fetchall():
-        if todo_position is not None:
-            todo_at[run_id] = todo_position
-        if final_position is not None:
-            final_at[run_id] = final_position
-    return todo_at, final_at
+    rows = await cur.fetchall()
+    return Batch(
+        [recorded_from_row(r) for r in rows],
+        {r["correlation_id"]: r["todo_at"] for r in rows if r["todo_at"] is not None},
+        {r["correlation_id"]: r["final_at"] for r in rows if r["final_at"] is not None},
+    )
 
 
 async def load_todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, Todo]:
@@ -109,13 +123,18 @@ async def load_todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, Tod
     return {run_id: Todo.model_validate({**row, "steps": steps[run_id]}) for run_id, row in todos.items()}
 
 
-async def save_todos(conn: AsyncConnection, todos: list[Todo]) -> None:
-    """Upsert each run's todo and replace its steps (an edited plan may drop or rename steps)."""
+async def save_todos(conn: AsyncConnection, todos: list[Todo], stored: Mapping[str, Todo]) -> None:
+    """Upsert each run's todo and, where they changed, replace its steps (an edited plan may drop or
+    rename steps); most events of a run move only its position."""
     if not todos:
         return
     await _upsert(conn, "todos", "run_id", [_todo_row(t) for t in todos])
-    await conn.execute("DELETE FROM todo_steps WHERE run_id = ANY(%s)", ([t.run_id for t in todos],))
-    await _insert(conn, "todo_steps", [{"run_id": t.run_id, **_row(s)} for t in todos for s in t.steps])
+    restepped = [t for t in todos if t.run_id not in stored or stored[t.run_id].steps != t.steps]
+    if restepped:
+        await conn.execute("DELETE FROM todo_steps WHERE run_id = ANY(%s)", ([t.run_id for t in restepped],))
+        await _insert(
+            conn, "todo_steps", [{"run_id": t.run_id, **_row(s)} for t in restepped for s in t.steps]
+        )
 
 
 async def load_final_states(conn: AsyncConnection, run_ids: list[str]) -> dict[str, FinalState]:
