@@ -3,7 +3,6 @@ app.py's `create_app` builds from them, served by uvicorn on 127.0.0.1:$JIPSA_PO
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 
@@ -11,6 +10,7 @@ import uvicorn
 
 from services.gateway.app import create_app, server_config
 from services.gateway.settings import GatewaySettings
+from services.platform import loop
 from services.platform.runtime import ServersNotFound, load_infra_settings
 from services.platform.service import server_url
 from services.platform.telemetry import setup_telemetry
@@ -49,6 +49,6 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     setup_telemetry("gateway")
     try:
-        sys.exit(asyncio.run(serve()))
+        sys.exit(loop.run(serve()))
     except ServersNotFound as missing:
         sys.exit(str(missing))

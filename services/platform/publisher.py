@@ -32,7 +32,7 @@ from nats.js.api import StreamInfo
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import subject_for
-from services.platform import telemetry
+from services.platform import loop, telemetry
 from services.platform.bus import ensure_stream
 from services.platform.eventstore import EventStore, Recorded, rows_of
 from services.platform.outages import url_of
@@ -280,4 +280,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    loop.run(main())

@@ -30,6 +30,7 @@ from typing import TypeVar
 from nats.aio.client import Client as NATS
 from psycopg_pool import AsyncConnectionPool
 
+from services.platform import loop
 from services.platform.bus import ConsumerPolicy, connect
 from services.platform.consumer import Consumer, Subscription
 from services.platform.db import open_pool
@@ -160,6 +161,6 @@ def run_service(name: str, build: Build) -> None:
         await serve(name, build, load_infra_settings(), stop, probes=ProbeSettings())
 
     try:
-        asyncio.run(run())
+        loop.run(run())
     except ServersNotFound as missing:
         sys.exit(str(missing))

@@ -14,6 +14,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from services.platform import loop
 from services.platform.db import open_pool
 from services.platform.eventstore import EventStore
 from services.platform.probes import ProbeSettings, Readiness, pool_answers, probes_served
@@ -59,6 +60,6 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     setup_telemetry("projector")
     try:
-        asyncio.run(follow_the_log())
+        loop.run(follow_the_log())
     except ServersNotFound as missing:
         sys.exit(str(missing))

@@ -45,6 +45,7 @@ import websockets
 from contracts.values import Intent
 from services.planner.llm_plan import PlanningAnswer
 from services.planner.plan_rules import plan_by_rules
+from services.platform import loop
 from services.platform.db import migrate, open_pool
 from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
@@ -531,7 +532,8 @@ def main(argv: list[str] | None = None) -> None:
     opts = options(argv)
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch, real_servers(Path(scratch)) as urls:
-        asyncio.run(bench(urls, Path(scratch), opts))
+        # Both sides on the loop Jipsa's services run on (services/platform/loop.py).
+        loop.run(bench(urls, Path(scratch), opts))
     print(f"\n(took {time.perf_counter() - began:.0f} s)")
 
 
