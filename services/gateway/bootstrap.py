@@ -10,7 +10,7 @@ import uvicorn
 
 from services.gateway.app import create_app, server_config
 from services.gateway.settings import GatewaySettings
-from services.platform import loop
+from services.platform import heap, loop
 from services.platform.runtime import ServersNotFound, load_infra_settings
 from services.platform.service import server_url
 from services.platform.telemetry import setup_telemetry
@@ -41,6 +41,7 @@ async def serve() -> int:
     # The line a person looks for in `make run`'s output (uvicorn confirms the bind right after).
     print(f"\n  집사 Jipsa: open http://{shown_host}:{settings.port}/\n", flush=True)
     server = uvicorn.Server(server_config(app, settings))
+    heap.settle()
     await server.serve()
     return 1 if follower_failed else 0
 

@@ -1,5 +1,6 @@
 """A bounded map that forgets what was used least recently: what a service keeps in memory of the runs
-in flight, so that handling a run's next event need not read and fold all of its past again."""
+in flight, so that handling a run's next event need not read and fold all of its past again. Kept small
+and rid of ended runs: every object held is walked by each full garbage collection (heap.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ class Recent(Generic[K, V]):
         if value is not None:
             self._entries.move_to_end(key)
         return value
+
+    def drop(self, key: K) -> None:
+        self._entries.pop(key, None)
 
     def put(self, key: K, value: V) -> None:
         self._entries[key] = value

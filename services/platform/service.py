@@ -30,7 +30,7 @@ from typing import TypeVar
 from nats.aio.client import Client as NATS
 from psycopg_pool import AsyncConnectionPool
 
-from services.platform import loop
+from services.platform import heap, loop
 from services.platform.bus import ConsumerPolicy, connect
 from services.platform.consumer import Consumer, Subscription
 from services.platform.db import open_pool
@@ -109,6 +109,7 @@ async def _work(
             readiness.waiting = "building"
             wiring = await once_reachable(name, lambda: build(pool, settings))
             consumers = [Consumer(s, pool, nc.jetstream(), settings, policy) for s in wiring.subscriptions]
+            heap.settle()
             readiness.waiting = None
             await asyncio.gather(*(c.run(stop) for c in consumers), *(loop(stop) for loop in wiring.loops))
         finally:

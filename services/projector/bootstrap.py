@@ -14,7 +14,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from services.platform import loop
+from services.platform import heap, loop
 from services.platform.db import open_pool
 from services.platform.eventstore import EventStore
 from services.platform.probes import ProbeSettings, Readiness, pool_answers, probes_served
@@ -53,6 +53,7 @@ async def follow_the_log() -> None:
         async with probes_served(
             ProbeSettings(), Readiness({"postgres": pool_answers(store.pool)}, waiting=None)
         ):
+            heap.settle()
             await Projector(store).run(stop)
 
 

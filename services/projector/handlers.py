@@ -31,8 +31,9 @@ async def apply(conn: AsyncConnection, batch: Batch, held: Held) -> None:
     new_finals = fold_runs(final_state.evolve, batch.records, finals)
     await save_todos(conn, _changed(todos, new_todos), todos)
     await save_final_states(conn, _changed(finals, new_finals), finals)
-    held.todos.keep(new_todos.items())
-    held.finals.keep(new_finals.items())
+    ended = {run_id for run_id, state in new_finals.items() if state.status in final_state.TERMINAL}
+    held.todos.keep(new_todos.items(), ended)
+    held.finals.keep(new_finals.items(), ended)
 
 
 def _changed(before: dict[str, State], after: dict[str, State]) -> list[State]:

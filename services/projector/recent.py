@@ -16,7 +16,7 @@ from typing import Generic
 from services.platform.recent import Recent
 from services.projector.folding import State
 
-RUNS_HELD = 256  # runs in flight at once, with room: a state is tens of kilobytes of Python objects
+RUNS_HELD = 128  # runs in flight at once, with room: a state is thousands of Python objects
 
 
 class RecentStates(Generic[State]):
@@ -32,6 +32,10 @@ class RecentStates(Generic[State]):
                 held[run_id] = state
         return held
 
-    def keep(self, states: Iterable[tuple[str, State]]) -> None:
+    def keep(self, states: Iterable[tuple[str, State]], ended: set[str]) -> None:
+        """Hold `states`, but none of an `ended` run: its next event, if any, is rare."""
         for run_id, state in states:
-            self._states.put(run_id, state)
+            if run_id in ended:
+                self._states.drop(run_id)
+            else:
+                self._states.put(run_id, state)

@@ -41,7 +41,7 @@ Respond = Callable[[RunState], Awaitable[Sequence[Event]]]  # ResponseReady, plu
 # The events after which a run may need a decision (the published list of who consumes what); the
 # supervisor ignores the rest.
 TRIGGERS = consumed_by("supervisor")
-RUNS_HELD = 256  # runs in flight at once, with room
+RUNS_HELD = 128  # runs in flight at once, with room
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,11 @@ class Supervisor:
         stored = await read_stream_in(conn, run_stream(run_id), before.state.version)
         state = fold(run_id, (r.envelope for r in stored), before.state)
         last_stored = stored[-1].envelope if stored else before.last
-        self.folded.put(run_id, Folded(state, last_stored))
         decision = decide(state, self.clock(), self.policy, self.limits)
+        if decision.respond or state.outcome is not None:
+            self.folded.drop(run_id)  # it ends: a later event (a team's late answer) is rare
+        else:
+            self.folded.put(run_id, Folded(state, last_stored))
         events = list(decision.events)
         if decision.respond:
             events.extend(await self.respond(decision.state))

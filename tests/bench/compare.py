@@ -45,7 +45,7 @@ import websockets
 from contracts.values import Intent
 from services.planner.llm_plan import PlanningAnswer
 from services.planner.plan_rules import plan_by_rules
-from services.platform import loop
+from services.platform import heap, loop
 from services.platform.db import migrate, open_pool
 from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
@@ -334,6 +334,7 @@ async def measure_jipsa(
 ) -> Figures:
     figures = Figures()
     async with jipsa_system(urls, scratch) as (gateway, store):
+        heap.settle()  # as each of the services' processes does once it is built
         async with sessions(gateway, opts.concurrency) as people:
             await warm_up(people[0].ask)
             greeting, _ = await sequential(people[0].ask, GREETING, opts.runs)
