@@ -348,6 +348,7 @@ async def measure_jipsa(
         figures.latency["greeting"] = await with_team_work(store, greeting)
         figures.latency["several"] = await with_team_work(store, several)
     async with jipsa_system(urls, scratch, fake.base_url) as (gateway, store):
+        heap.settle()
 
         async def fresh_session_ask(query: str) -> Timed:
             # A new session per question: in one session a repeated question is a follow-up, which the
