@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psycopg
 
+from services.platform import loop
 from services.platform.bus import ConsumerPolicy, connect, ensure_stream
 from services.platform.consumer import Consumer, HandlerContext, Subscription
 from services.platform.db import migrate, open_pool
@@ -248,7 +249,7 @@ def main() -> None:
         try:
             migrate(url)
             print(f"servers: {urls.source}")
-            asyncio.run(bench(url, urls.nats_url))
+            loop.run(bench(url, urls.nats_url))  # the loop the services run on
         finally:
             with psycopg.connect(urls.database_url, autocommit=True) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
