@@ -6,6 +6,7 @@ from __future__ import annotations
 from psycopg_pool import AsyncConnectionPool
 
 from contracts.values import Team
+from services.housing.places import default_gazetteer
 from services.platform.llm import DEFAULT_EMBEDDING_MODEL, LlmClient, LlmSettings
 from services.platform.service import Wiring, run_service
 from services.platform.settings import InfraSettings
@@ -17,6 +18,7 @@ from services.search.tools import SearchContext, default_tools
 
 async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:
     legal = await load_legal_index(pool, settings.data_dir)
+    default_gazetteer()  # read on the first question that names a complex (0.1 s): now, not then
     loops = [warm_up_kiwi(legal)]
     llm_settings = LlmSettings()
     if llm_settings.embeddings_configured:
