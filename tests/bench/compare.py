@@ -128,10 +128,10 @@ async def concurrent(asks: list[Ask], query: str, runs: int) -> float:
     return runs / (time.perf_counter() - began)
 
 
-async def warm_up(ask: Ask) -> None:
+async def warm_up(ask: Ask, runs: int = WARMUP_RUNS) -> None:
     """First runs pay for imports, caches and connections; neither side is measured on them."""
     for query in SEED_QUERIES:
-        for _ in range(WARMUP_RUNS):
+        for _ in range(runs):
             await ask(query)
 
 
@@ -161,6 +161,7 @@ async def measure_seed(scratch: Path, opts: argparse.Namespace, fake: FakeOpenAI
             )
     llm = SeedLlm.at(fake.base_url, all_calls=opts.all_seed_calls)
     async with seed_app(scratch / "llm.db", llm) as app:
+        await warm_up(seed_ask(app), runs=1)
         figures.llm = await llm_runs(seed_ask(app), fake, opts.llm_runs)
     await llm.client.close()
     return figures
@@ -357,6 +358,7 @@ async def measure_jipsa(
                 fake.set_default(planning_reply(query, opts.llm_delay_ms / 1000), call_point="planning")
                 return await person.ask(query)
 
+        await warm_up(fresh_session_ask, runs=1)
         figures.llm = await llm_runs(fresh_session_ask, fake, opts.llm_runs)
         modes = {m for runs in figures.llm.values() for t in runs for m in await plan_modes(store, t.run_id)}
         figures.notes.append(f"Jipsa planner modes in the LLM runs: {', '.join(sorted(modes))}")
