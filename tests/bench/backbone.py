@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import psycopg
@@ -31,6 +32,7 @@ from tests.servers import real_servers
 
 N = int(os.environ.get("BENCH_EVENTS", "2000"))
 BATCH = 100
+IDLE_SAMPLES = 20  # appends 0.05-2 s apart (past the fetch's 1 s expiry too): about 20 s
 
 
 def rate(n: int, seconds: float) -> float:
@@ -101,10 +103,18 @@ async def relay(store: EventStore, nc, settings: InfraSettings) -> float:
 
 
 async def commit_to_consumer(
-    store: EventStore, nc, settings: InfraSettings, *, announced: bool, samples: int = 300
+    store: EventStore,
+    nc,
+    settings: InfraSettings,
+    *,
+    announced: bool,
+    samples: int = 300,
+    gap: Callable[[], float] = lambda: 0.005,
+    tag: str = "",
 ) -> list[float]:
     """Latency from an append's commit to the consumer's handler running: through the appender's own
-    publish (`announced`, as a consumer's appends go), or through the relay alone (as the gateway's)."""
+    publish (`announced`, as a consumer's appends go), or through the relay alone (as the gateway's);
+    `gap` seconds between appends (long ones leave the consumer idle, waiting in a fetch)."""
     committed: dict[str, float] = {}
     handled: dict[str, float] = {}
     done = asyncio.Event()
@@ -116,7 +126,7 @@ async def commit_to_consumer(
         await announcer(records)
 
     appender = EventStore(store.pool, announce if announced else None)
-    consumer_name = f"bench-{'announced' if announced else 'relayed'}"
+    consumer_name = f"bench-{'announced' if announced else 'relayed'}{tag}"
 
     async def handler(ctx: HandlerContext) -> None:
         run = ctx.envelope.correlation_id
@@ -130,7 +140,7 @@ async def commit_to_consumer(
         store.pool,
         nc.jetstream(),
         settings,
-        ConsumerPolicy.from_infra(fetch_batch=1),
+        ConsumerPolicy.from_infra(),
     )
     publisher = Publisher(store.pool, nc.jetstream(), settings)
     await publisher.verify_stream()
@@ -143,7 +153,7 @@ async def commit_to_consumer(
             await appender.append([query_event(run)])
             if not announced:  # the commit, as near as the caller sees it: the figure errs low
                 committed[run] = time.perf_counter()
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(gap())
         await asyncio.wait_for(done.wait(), 120)
     return [handled[run] - committed[run] for run in handled]
 
@@ -200,6 +210,27 @@ async def bench(database_url: str, nats_url: str) -> None:
                 percentile(floor, p),
                 "bare NATS hop",
             )
+    # A person's run meets idle consumers: each hop's message arrives while the consumer waits in a fetch.
+    idle = [
+        x * 1000
+        for x in await commit_to_consumer(
+            store,
+            nc,
+            settings,
+            announced=True,
+            samples=IDLE_SAMPLES,
+            gap=lambda: random.uniform(0.05, 2.0),
+            tag="-idle",
+        )
+    ]
+    for p in (50, 99):
+        row(
+            f"p{p} commit -> handler, idle consumer",
+            percentile(idle, p),
+            "ms",
+            percentile(floor, p),
+            "bare NATS hop",
+        )
 
     print("\nEvent store appends (events/s)")
     bare_single, bare_batched = await bare_inserts(database_url)
