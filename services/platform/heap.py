@@ -3,8 +3,8 @@ the models' schemas) lives as long as the process: `settle` moves it out of the 
 sight once it is built.
 
 Python's full collections walk every tracked object. In one process holding every service, a full
-collection took 140-250 ms in the middle of a run (gc callbacks, 200 market questions in a row), which
-made a run's p99 three to four times its p50. Frozen objects are never walked again (gc.freeze); what
+collection took 180-225 ms in the middle of a run (gc callbacks, 200 market questions in a row), and
+those runs took three to four times the median. Frozen objects are never walked again (gc.freeze); what
 the process makes later is collected as before.
 """
 
