@@ -23,11 +23,9 @@ from services.platform.eventstore import Recorded
 
 PROJECTIONS_CHECKPOINT = "projections"
 T = TypeVar("T")
-TODO_STEP_COLUMNS = ", ".join(  # of todo_steps s, in the todo_updated message's shape
-    f"s.{c}"
-    for c in (
-        "step_id team task depends_on status attempt started_at completed_at duration_ms summary error"
-    ).split()
+TODO_STEP_COLUMNS = (  # of todo_steps s, in the todo_updated message's shape
+    "s.step_id, s.team, s.task, s.depends_on, s.status, s.attempt, s.started_at, s.completed_at,"
+    " s.duration_ms, s.summary, s.error"
 )
 
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
+RUNS_HELD = 128  # runs in flight at once, with room: a run's state is thousands of Python objects
 K = TypeVar("K")
 V = TypeVar("V")
 
 
 class Recent(Generic[K, V]):
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int = RUNS_HELD) -> None:
         self.capacity = capacity
         self._entries: OrderedDict[K, V] = OrderedDict()
 

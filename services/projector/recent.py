@@ -16,12 +16,10 @@ from typing import Generic
 from services.platform.recent import Recent
 from services.projector.folding import State
 
-RUNS_HELD = 128  # runs in flight at once, with room: a state is thousands of Python objects
-
 
 class RecentStates(Generic[State]):
-    def __init__(self, capacity: int = RUNS_HELD) -> None:
-        self._states: Recent[str, State] = Recent(capacity)
+    def __init__(self) -> None:
+        self._states: Recent[str, State] = Recent()
 
     def held(self, stored_at: Mapping[str, int]) -> dict[str, State]:
         """The held states of the runs whose rows are stored at the position they were written with."""

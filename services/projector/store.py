@@ -76,6 +76,15 @@ async def clear(conn: AsyncConnection) -> None:
         await conn.execute(f"DELETE FROM {table}")
 
 
+_BATCH_SQL = (
+    f"SELECT {', '.join(f'e.{c}' for c in EVENT_COLUMNS.split(', '))}, e.correlation_id,"
+    " t.last_position AS todo_at, f.last_position AS final_at"
+    " FROM events e LEFT JOIN todos t ON t.run_id = e.correlation_id"
+    " LEFT JOIN final_states f ON f.run_id = e.correlation_id"
+    " WHERE e.position > %s ORDER BY e.position LIMIT %s"
+)
+
+
 @dataclass(frozen=True)
 class Batch:
     """The events after the checkpoint, and where each of their runs' rows stand (`last_position` of its
@@ -90,14 +99,7 @@ async def read_batch(conn: AsyncConnection, after: int, limit: int) -> Batch:
     """The events after `after` with their runs' stored positions, in one statement. Called with the
     checkpoint locked, in a statement of its own: a statement's snapshot is taken when it starts, so one
     that waited for the lock would not see the rows the replica it waited for had just committed."""
-    cur = await conn.cursor(row_factory=dict_row).execute(
-        f"SELECT {', '.join(f'e.{c}' for c in EVENT_COLUMNS.split(', '))}, e.correlation_id,"
-        " t.last_position AS todo_at, f.last_position AS final_at"
-        " FROM events e LEFT JOIN todos t ON t.run_id = e.correlation_id"
-        " LEFT JOIN final_states f ON f.run_id = e.correlation_id"
-        " WHERE e.position > %s ORDER BY e.position LIMIT %s",
-        (after, limit),
-    )
+    cur = await conn.cursor(row_factory=dict_row).execute(_BATCH_SQL, (after, limit))
     rows = await cur.fetchall()
     return Batch(
         [recorded_from_row(r) for r in rows],

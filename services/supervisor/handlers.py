@@ -41,7 +41,6 @@ Respond = Callable[[RunState], Awaitable[Sequence[Event]]]  # ResponseReady, plu
 # The events after which a run may need a decision (the published list of who consumes what); the
 # supervisor ignores the rest.
 TRIGGERS = consumed_by("supervisor")
-RUNS_HELD = 128  # runs in flight at once, with room
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ class Supervisor:
     # Each run as last folded: a trigger reads only the events after it. A fold of the stream's first N
     # events is the same whoever appended them and whether the decision made from it was kept or lost its
     # race, so it holds for every later trigger of the run, on this replica or after another's appends.
-    folded: Recent[str, Folded] = field(default_factory=lambda: Recent(RUNS_HELD), compare=False, repr=False)
+    folded: Recent[str, Folded] = field(default_factory=Recent, compare=False, repr=False)
 
     def subscriptions(self) -> list[Subscription]:
         return [Subscription(f"{CONSUMER_PREFIX}{t}", t, self._on_event) for t in TRIGGERS]
