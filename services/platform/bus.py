@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from faststream.nats import NatsBroker, NatsMessage
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig, StreamInfo
@@ -49,6 +50,37 @@ class ConsumerPolicy:
 
     def delay_after(self, delivery: int) -> float:
         return self.backoff_s[min(delivery, len(self.backoff_s)) - 1]
+
+
+class Broker(NatsBroker):
+    """FastStream's NATS broker over the connection the process already holds (`connect`'s, with its
+    reconnect policy), so a process keeps one connection however many brokers it starts. Stopping it
+    stops its subscribers, each once the messages it took are handled, and leaves the connection to
+    its owner. Handlers get FastStream's message itself, its body not decoded: a consumer reads the
+    envelope once, its own way. Its own logging is off: the consumers log what they decide."""
+
+    def __init__(self, nc: NATS) -> None:
+        super().__init__(
+            logger=None, apply_types=False, decoder=_itself, graceful_timeout=HANDLED_BEFORE_STOP_S
+        )
+        self._shared = nc
+
+    async def _connect(self) -> NATS:
+        self.config.connect(self._shared)
+        return self._shared
+
+    async def stop(self, *exc_info: Any) -> None:
+        self._connection = None  # NatsBroker.stop drains the connection it holds; this one is not its own
+        await super().stop(*exc_info)
+
+
+async def _itself(message: NatsMessage) -> NatsMessage:
+    return message
+
+
+# Unbounded here: the service's stop bounds it (service.STOP_WITHIN_S), and a rebind after an outage
+# must not cancel a handler that holds its message until the store answers.
+HANDLED_BEFORE_STOP_S = float("inf")
 
 
 async def connect(url: str, name: str, first_connect_s: float = 5.0) -> NATS:

@@ -21,9 +21,15 @@ Error policy, stated once for every consumer:
 - a decision lost an optimistic-concurrency race (`ConcurrencyError`): decided
   again at once from the fresh stream, a few times, before counting as a failure.
 
-The bus going away is waited out by binding again with a backoff (`run`); a
-message whose ack could not reach NATS is redelivered after ack_wait and found
-in the inbox, at the cost of one delivery.
+Fetching is FastStream's: each consumer is a durable pull subscriber on a
+`bus.Broker`, which fetches while earlier messages are handled (each in a task
+of its own, at most max_ack_pending at once) and hands every message to
+`handle_message`; acknowledging stays ours (FastStream's manual policy), since
+the inbox, the attempts and the parking decide it. The bus going away, or
+losing the consumer with its storage, is noticed by the lag sample and waited
+out by binding again with a backoff (`run`); a message whose ack could not
+reach NATS is redelivered after ack_wait and found in the inbox, at the cost of
+one delivery.
 
 We set the server's max_deliver to unlimited and count attempts ourselves: a
 message whose handling kills the process is redelivered, and on the delivery
@@ -53,8 +59,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from faststream import AckPolicy as Settling
+from faststream.nats import JStream, NatsMessage, PullSub
+from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from opentelemetry.trace import Span, SpanKind
 from psycopg import AsyncConnection
@@ -63,7 +71,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts import REGISTRY, Envelope, Event
 from contracts.subjects import filter_for
 from services.platform import telemetry
-from services.platform.bus import ConsumerPolicy, ensure_stream
+from services.platform.bus import Broker, ConsumerPolicy, ensure_stream
 from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
 from services.platform.outages import backoff, is_outage, store_answers, url_of
@@ -73,6 +81,7 @@ from services.platform.settings import InfraSettings
 log = logging.getLogger("jipsa.consumer")
 DECISION_RACES = 5
 LAG_SAMPLE_S = 5.0
+FETCH_WAIT_S = 1.0  # how long one fetch waits for a message before FastStream asks again
 OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S = 0.5, 5.0
 Result = Literal["handled", "duplicate", "retry", "parked"]
 
@@ -122,93 +131,90 @@ class Consumer:
         self,
         subscription: Subscription,
         pool: AsyncConnectionPool,
-        js: JetStreamContext,
+        nc: NATS,
         settings: InfraSettings,
         policy: ConsumerPolicy | None = None,
     ) -> None:
-        self.sub, self.pool, self.js, self.settings = subscription, pool, js, settings
+        self.sub, self.pool, self.nc, self.settings = subscription, pool, nc, settings
+        self.js = nc.jetstream()
         self.policy = policy or ConsumerPolicy.from_infra()
         self.store = EventStore(pool)
-        self.announce = Announcer(js, settings.namespace)
+        self.announce = Announcer(self.js, settings.namespace)
         self.durable = f"{settings.namespace}-{subscription.consumer}"
+        self.subject = filter_for(subscription.event_type, settings.namespace, subscription.routing)
         self.stop = asyncio.Event()  # `run`'s; a message handled outside `run` waits out outages for ever
+
+    def config(self) -> ConsumerConfig:
+        return ConsumerConfig(
+            durable_name=self.durable,
+            filter_subject=self.subject,
+            deliver_policy=DeliverPolicy.ALL,
+            ack_policy=AckPolicy.EXPLICIT,
+            ack_wait=self.policy.ack_wait_s,
+            max_deliver=-1,
+            max_ack_pending=self.policy.max_ack_pending,
+        )
 
     async def ensure(self) -> None:
         await ensure_stream(self.js, self.settings)
-        await self.js.add_consumer(
-            self.settings.stream_name,
-            ConsumerConfig(
-                durable_name=self.durable,
-                filter_subject=filter_for(self.sub.event_type, self.settings.namespace, self.sub.routing),
-                deliver_policy=DeliverPolicy.ALL,
-                ack_policy=AckPolicy.EXPLICIT,
-                ack_wait=self.policy.ack_wait_s,
-                max_deliver=-1,
-                max_ack_pending=self.policy.max_ack_pending,
-            ),
-        )
+        await self.js.add_consumer(self.settings.stream_name, self.config())
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Fetch and handle until `stop`; survive NATS restarts and a consumer lost with NATS's storage."""
-        self.stop = stop
-        waits = backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S)
-        while not stop.is_set():
-            try:
-                await self.ensure()
-                pull = await self.js.pull_subscribe_bind(self.durable, stream=self.settings.stream_name)
-                waits = backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S)
-                try:
-                    await self._fetch_loop(pull, stop)
-                finally:
-                    with contextlib.suppress(Exception):
-                        await pull.unsubscribe()
-            except Exception as e:  # an outage: bind again once NATS answers
-                delay = next(waits)
-                log.warning("%s: %s: %s; binding again in %.1f s", self.durable, type(e).__name__, e, delay)
-                await _wait(stop, delay)
-
-    async def _fetch_loop(self, pull: JetStreamContext.PullSubscription, stop: asyncio.Event) -> None:
-        """Fetch while earlier messages are being handled, each in a task of its own, so one slow message
-        holds only itself; at most max_ack_pending at once (what the server would hand out anyway).
+    def subscribe(self, broker: Broker) -> None:
+        """Register this consumer on `broker`: FastStream binds the durable pull consumer, fetches
+        `fetch_batch` at a time while earlier messages are handled (at most max_ack_pending at once,
+        what the server would hand out anyway) and gives each to `handle_message`, which settles it.
 
         Fetch one at a time (the policy's fetch_batch, 1 in infra/nats/jetstream.json): a fetch of more
         than one that found nothing waiting becomes a pull that lingers until its batch is full or it
         expires, and nats-py returns the message that did arrive only then. An idle consumer handled
         one hop in five 70-580 ms late that way (batches of 16; none over 7 ms one at a time)."""
-        clock = asyncio.get_running_loop().time
-        sampled_at = clock() - LAG_SAMPLE_S
-        handling: set[asyncio.Task[Result]] = set()
-        try:
-            while not stop.is_set():
-                if clock() - sampled_at >= LAG_SAMPLE_S:
-                    await self._sample_lag()
-                    sampled_at = clock()
-                free = self.policy.max_ack_pending - len(handling)
-                if free <= 0:
-                    await asyncio.wait(handling, return_when=asyncio.FIRST_COMPLETED)
-                    continue
-                try:
-                    msgs = await pull.fetch(min(free, self.policy.fetch_batch), timeout=1.0)
-                except TimeoutError:  # nats' own, or asyncio's on some server versions (seen with 2.9)
-                    continue
-                for msg in msgs:
-                    task = asyncio.create_task(self.handle_message(msg))
-                    handling.add(task)
-                    task.add_done_callback(handling.discard)
-                    task.add_done_callback(self._settled)
-        finally:  # stopped or the bus lost: what was fetched is still handled (or waits out its outage)
-            await asyncio.gather(*handling, return_exceptions=True)
+        broker.subscriber(
+            self.subject,
+            stream=JStream(self.settings.stream_name, declare=False),  # ensure_stream declares it
+            durable=self.durable,
+            config=self.config(),
+            pull_sub=PullSub(batch_size=self.policy.fetch_batch, timeout=FETCH_WAIT_S),
+            max_workers=self.policy.max_ack_pending,
+            ack_policy=Settling.MANUAL,
+            no_reply=True,
+            title=f"{self.durable}:{self.sub.event_type}",
+            description=f"{self.sub.consumer} handles {self.sub.event_type}",
+        )(self._on_message)
 
-    def _settled(self, task: asyncio.Task[Result]) -> None:
-        """A delivery whose ack, nak or term could not reach NATS: it comes back after ack_wait; the fetch
-        that follows meets the same outage and `run` binds again."""
-        if not task.cancelled() and (error := task.exception()) is not None:
-            log.warning("%s: delivery ended with %s: %s", self.durable, type(error).__name__, error)
+    async def _on_message(self, message: NatsMessage) -> None:
+        try:
+            await self.handle_message(message.raw_message)
+        except Exception as e:  # its ack, nak or term could not reach NATS: it comes back after ack_wait
+            log.warning("%s: delivery ended with %s: %s", self.durable, type(e).__name__, e)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Handle until `stop`; survive NATS restarts and a consumer lost with NATS's storage: any
+        failure of the lag sample stops the subscriber (after what it fetched is handled) and binds again."""
+        self.stop = stop
+        waits = backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S)
+        while not stop.is_set():
+            try:
+                await self.ensure()
+                broker = Broker(self.nc)
+                self.subscribe(broker)
+                try:
+                    await broker.start()
+                    waits = backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S)
+                    while True:
+                        await self._sample_lag()
+                        if await _wait(stop, LAG_SAMPLE_S):
+                            break
+                finally:
+                    await broker.stop()
+            except Exception as e:  # an outage: bind again once NATS answers
+                delay = next(waits)
+                log.warning("%s: %s: %s; binding again in %.1f s", self.durable, type(e).__name__, e, delay)
+                await _wait(stop, delay)
 
     async def _sample_lag(self) -> None:
         """One request every few seconds, busy or idle: it samples the consumer's lag, and it is how a
-        consumer wiped with NATS's storage is noticed (fetching from it only ever times out): it raises,
-        and `run` binds again."""
+        consumer wiped with NATS's storage is noticed (fetching from it only ever times out, which
+        FastStream waits out): it raises, and `run` binds again."""
         info = await self.js.consumer_info(self.settings.stream_name, self.durable)
         telemetry.record_consumer_lag(self.durable, info.num_pending or 0)
 

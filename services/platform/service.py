@@ -108,7 +108,7 @@ async def _work(
         try:
             readiness.waiting = "building"
             wiring = await once_reachable(name, lambda: build(pool, settings))
-            consumers = [Consumer(s, pool, nc.jetstream(), settings, policy) for s in wiring.subscriptions]
+            consumers = [Consumer(s, pool, nc, settings, policy) for s in wiring.subscriptions]
             heap.settle()
             readiness.waiting = None
             await asyncio.gather(*(c.run(stop) for c in consumers), *(loop(stop) for loop in wiring.loops))

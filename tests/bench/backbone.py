@@ -19,9 +19,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import psycopg
+from faststream import AckPolicy as Settling
+from faststream.nats import JStream, NatsMessage, PullSub
+from nats.js.api import AckPolicy, ConsumerConfig
 
 from services.platform import loop
-from services.platform.bus import ConsumerPolicy, connect, ensure_stream
+from services.platform.bus import Broker, ConsumerPolicy, connect, ensure_stream
 from services.platform.consumer import Consumer, HandlerContext, Subscription
 from services.platform.db import migrate, open_pool
 from services.platform.eventstore import EventStore, Recorded
@@ -94,6 +97,20 @@ async def bare_publish(nc, settings: InfraSettings) -> float:
     return rate(N, time.perf_counter() - start)
 
 
+async def faststream_publish(nc, settings: InfraSettings) -> float:
+    """The same publishes through FastStream's broker, which awaits each acknowledgement before the next
+    (nats-py's publish_async, under the relay and the appender's announcement, pipelines them)."""
+    broker = Broker(nc)
+    await broker.connect()
+    subject = f"{settings.namespace}.bench.faststream"
+    payload = query_event("bare").model_dump_json().encode()
+    start = time.perf_counter()
+    for _ in range(N):
+        headers = {"Nats-Msg-Id": str(uuid.uuid4())}
+        await broker.publish(payload, subject, stream=settings.stream_name, headers=headers)
+    return rate(N, time.perf_counter() - start)
+
+
 async def relay(store: EventStore, nc, settings: InfraSettings) -> float:
     publisher = Publisher(store.pool, nc.jetstream(), settings)
     await publisher.verify_stream()
@@ -138,7 +155,7 @@ async def commit_to_consumer(
     consumer = Consumer(
         Subscription(consumer_name, "QueryReceived", handler),
         store.pool,
-        nc.jetstream(),
+        nc,
         settings,
         ConsumerPolicy.from_infra(),
     )
@@ -181,6 +198,60 @@ async def bare_nats_latency(nc, samples: int = 300) -> list[float]:
         await nc.publish("bench.rtt", b"x")
         latencies.append(await got.get() - start)
     await sub.unsubscribe()
+    return latencies
+
+
+async def jetstream_hop(nc, settings: InfraSettings, *, faststream: bool, samples: int = 300) -> list[float]:
+    """From a JetStream publish to the handler, through a durable pull consumer fetching one at a time:
+    FastStream's subscriber (what the services bind) or nats-py's fetch loop under it, so the difference
+    is FastStream's own cost per message."""
+    js, way = nc.jetstream(), "faststream" if faststream else "nats-py"
+    subject, durable = f"{settings.namespace}.bench.hop.{way}", f"{settings.namespace}-bench-hop-{way}"
+    config = ConsumerConfig(durable_name=durable, filter_subject=subject, ack_policy=AckPolicy.EXPLICIT)
+    got: asyncio.Queue[float] = asyncio.Queue()
+    payload = query_event("hop").model_dump_json().encode()
+
+    async def handle(msg) -> None:
+        got.put_nowait(time.perf_counter())
+        await msg.ack()
+
+    async def fetching(pull) -> None:
+        while True:
+            try:
+                for msg in await pull.fetch(1, timeout=1.0):
+                    await handle(msg)
+            except TimeoutError:
+                continue
+
+    async def through_faststream(message: NatsMessage) -> None:
+        await handle(message.raw_message)
+
+    broker, fetch = Broker(nc), None
+    if faststream:
+        broker.subscriber(
+            subject,
+            stream=JStream(settings.stream_name, declare=False),
+            durable=durable,
+            config=config,
+            pull_sub=PullSub(batch_size=1, timeout=1.0),
+            max_workers=ConsumerPolicy.from_infra().max_ack_pending,
+            ack_policy=Settling.MANUAL,
+            no_reply=True,
+        )(through_faststream)
+        await broker.start()
+    else:
+        pull = await js.pull_subscribe(subject, durable, stream=settings.stream_name, config=config)
+        fetch = asyncio.create_task(fetching(pull))
+    latencies = []
+    try:
+        for _ in range(samples):
+            start = time.perf_counter()
+            await js.publish(subject, payload)
+            latencies.append(await got.get() - start)
+    finally:
+        await broker.stop()
+        if fetch:
+            fetch.cancel()
     return latencies
 
 
@@ -232,6 +303,20 @@ async def bench(database_url: str, nats_url: str) -> None:
             "bare NATS hop",
         )
 
+    # FastStream's own cost: the same hop with and without it.
+    bare_hop = [x * 1000 for x in await jetstream_hop(nc, settings, faststream=False)]
+    faststream_hop = [x * 1000 for x in await jetstream_hop(nc, settings, faststream=True)]
+    for p in (50, 99):
+        floor_p = percentile(floor, p)
+        row(f"p{p} JetStream hop, nats-py fetch", percentile(bare_hop, p), "ms", floor_p, "bare NATS hop")
+        row(
+            f"p{p} JetStream hop, FastStream subscriber",
+            percentile(faststream_hop, p),
+            "ms",
+            percentile(bare_hop, p),
+            "nats-py fetch",
+        )
+
     print("\nEvent store appends (events/s)")
     bare_single, bare_batched = await bare_inserts(database_url)
     single, batched = await store_appends(store)
@@ -247,6 +332,8 @@ async def bench(database_url: str, nats_url: str) -> None:
         ceiling,
         "bare publish+ack",
     )
+    through_faststream = await faststream_publish(nc, settings)
+    row("FastStream publish+ack", through_faststream, "events/s", ceiling, "bare publish+ack")
 
     print("\nProjection rebuild (events/s)")
     from services.projector.runner import Projector

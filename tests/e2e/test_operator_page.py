@@ -104,9 +104,7 @@ async def test_runs_show_on_the_operator_page_and_a_dead_letter_is_re_driven_fro
     drill = DrillConsumer()
     pool = await open_pool(module_database)
     nc = await connect(drill_infra.nats_url, "operator-drill")
-    consumer = Consumer(
-        Subscription("operator-drill", "QueryReceived", drill.handle), pool, nc.jetstream(), drill_infra
-    )
+    consumer = Consumer(Subscription("operator-drill", "QueryReceived", drill.handle), pool, nc, drill_infra)
     try:
         async with running(consumer):
             market = await ask(system, MARKET)

@@ -80,7 +80,7 @@ async def answer_of(store: EventStore, nc: NATS, infra: InfraSettings, started) 
     """Run the publisher and the analysis team until the step is answered; each event's payload by type."""
     await store.append([started])
     work = analysis_work(load_library())
-    team = Consumer(team_subscription(Team.ANALYSIS, work), store.pool, nc.jetstream(), infra)
+    team = Consumer(team_subscription(Team.ANALYSIS, work), store.pool, nc, infra)
     async with running(Publisher(store.pool, nc.jetstream(), infra), team):
         await wait_until(lambda: _answered(store, started.correlation_id), what="the step answered")
     return {

@@ -22,9 +22,7 @@ FAST = ConsumerPolicy.from_infra(backoff_s=[0.05, 0.1, 0.2], max_attempts=3, ack
 
 
 def planner(store: EventStore, nc: NATS, infra: InfraSettings, handler=plan_once, policy=FAST) -> Consumer:
-    return Consumer(
-        Subscription("planner", "QueryReceived", handler), store.pool, nc.jetstream(), infra, policy
-    )
+    return Consumer(Subscription("planner", "QueryReceived", handler), store.pool, nc, infra, policy)
 
 
 async def test_committed_events_reach_a_consumer_and_take_effect_once(store, nc, infra) -> None:
@@ -69,9 +67,7 @@ async def test_an_appender_publishes_at_commit_and_the_relay_copy_takes_no_effec
     async def next_step(ctx: HandlerContext) -> None:
         handled.append(ctx.envelope.correlation_id)
 
-    after_plan = Consumer(
-        Subscription("next", "PlanReady", next_step), store.pool, nc.jetstream(), infra, FAST
-    )
+    after_plan = Consumer(Subscription("next", "PlanReady", next_step), store.pool, nc, infra, FAST)
     announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
     planning = planner(store, nc, infra)
     for consumer in (planning, after_plan):  # the stream and consumers exist before the announcement

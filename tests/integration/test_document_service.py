@@ -43,7 +43,7 @@ async def test_ask_then_write_then_serve_only_to_the_owner(store, nc, infra) -> 
     team = Consumer(
         team_subscription(Team.DOCUMENT, document_work(store.pool, statutes)),
         store.pool,
-        nc.jetstream(),
+        nc,
         infra,
     )
     await store.append([started("r1", "ask", {"query": QUERY, "focus": ["lease_contract"]})])

@@ -792,7 +792,7 @@ async def bus(store: EventStore, nc: NATS, infra: InfraSettings) -> AsyncIterato
         handled.add(str(ctx.envelope.event_id))
 
     consumers = [
-        Consumer(Subscription(name, event_type, record, routing), store.pool, nc.jetstream(), infra, FAST)
+        Consumer(Subscription(name, event_type, record, routing), store.pool, nc, infra, FAST)
         for name, event_type, routing in LISTENED
     ]
     for consumer in consumers:

@@ -40,7 +40,7 @@ async def test_dlq_list_and_replay(store, nc, infra) -> None:
     async def never(ctx):
         raise ValueError("bad tool")
 
-    consumer = Consumer(Subscription("planner", "QueryReceived", never), store.pool, nc.jetstream(), infra)
+    consumer = Consumer(Subscription("planner", "QueryReceived", never), store.pool, nc, infra)
     await consumer.ensure()
     await nc.jetstream().publish(
         f"{infra.namespace}.v1.QueryReceived", b"{broken", headers={"Nats-Msg-Id": "b1"}

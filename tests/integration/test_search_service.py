@@ -145,9 +145,7 @@ async def test_step_started_to_step_completed_over_nats_with_failure_isolation(s
         await seed_all(conn)
     ctx = SearchContext(pool=store.pool, legal=await load_legal_index(store.pool))
     tools = {**default_tools(), "listing_search": broken_listing_search}
-    consumer = Consumer(
-        team_subscription(Team.SEARCH, search_work(ctx, tools)), store.pool, nc.jetstream(), infra
-    )
+    consumer = Consumer(team_subscription(Team.SEARCH, search_work(ctx, tools)), store.pool, nc, infra)
     await store.append([started("legal", "전세금 5% 인상 제한이 언제까지인가요?", ["legal"])])
     await store.append([started("mixed", "임대차보호법 6조의3 계약갱신 요구", ["legal", "listings"])])
 

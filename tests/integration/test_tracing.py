@@ -42,9 +42,7 @@ def otel() -> Iterator[Otel]:
 
 
 def planner(store, nc, infra, handler) -> Consumer:
-    return Consumer(
-        Subscription("planner", "QueryReceived", handler), store.pool, nc.jetstream(), infra, FAST
-    )
+    return Consumer(Subscription("planner", "QueryReceived", handler), store.pool, nc, infra, FAST)
 
 
 async def stored(store, event_type: str):

@@ -11,6 +11,7 @@ from typing import Any, cast
 import helm_python as helm
 import pytest
 import yaml
+from nats.aio.client import Client as NATS
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -175,9 +176,7 @@ def emitted_lag_series(team: Team, namespace: str) -> tuple[str, dict[str, str]]
     """The Prometheus name and labels of the lag a team's consumer reports, from the code that reports
     it: the durable name the consumer binds, the gauge it records into, read back through OTel."""
     settings = InfraSettings(JIPSA_NAMESPACE=namespace)
-    durable = Consumer(
-        team_subscription(team, cast(Any, None)), cast(Any, None), cast(Any, None), settings
-    ).durable
+    durable = Consumer(team_subscription(team, cast(Any, None)), cast(Any, None), NATS(), settings).durable
     reader = InMemoryMetricReader()
     with telemetry.using(TracerProvider(), MeterProvider(metric_readers=[reader])):
         telemetry.record_consumer_lag(durable, 7)
