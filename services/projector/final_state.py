@@ -15,6 +15,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from pydantic import Field
+
 from contracts.gateway import InputProvided, PlanApproved, PlanRejected, QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import (
@@ -74,9 +76,10 @@ class FinalState(Projected):
     status: RunStatus = "planning"
     intent: Intent | None = None
     plan: RunPlan | None = None
-    step_results: dict[str, dict[str, Any]] = {}
+    # Factories, not `{}` / `[]`: pydantic deep-copies a mutable default into every new state.
+    step_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
     response: dict[str, Any] | None = None
-    errors: list[RunError] = []
+    errors: list[RunError] = Field(default_factory=list)
     created_at: datetime | None = None
     planned_at: datetime | None = None
     completed_at: datetime | None = None

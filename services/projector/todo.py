@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import Field
+
 from contracts.gateway import PlanApproved
 from contracts.planner import PlanReady
 from contracts.supervisor import InputRequested, StepRetried, StepSkipped, StepStarted, StepTimedOut
@@ -45,7 +47,7 @@ class TodoStep(Frozen):
 class Todo(Projected):
     run_id: str
     session_id: str | None = None
-    steps: list[TodoStep] = []
+    steps: list[TodoStep] = Field(default_factory=list)  # a factory: pydantic deep-copies a default
 
     @property
     def finished_steps(self) -> int:
