@@ -123,10 +123,13 @@ async def test_other_4xx_falls_back_at_once(fake_openai: FakeOpenAI, connect: Co
 async def test_a_slow_reply_times_out_within_the_deadline(fake_openai: FakeOpenAI, connect: Connect) -> None:
     fake_openai.set_default(Reply.json(GOOD, delay_s=10))
     started = time.monotonic()
-    result = await plan(connect(JIPSA_LLM_TIMEOUT_S=0.3, JIPSA_LLM_MAX_ATTEMPTS=2))
+    # Deadline 2 s: the first attempt times out at 1 s and the second starts after a 0.25 s backoff
+    # with 0.75 s left. (With 0.3 s attempts, a first one that took 0.35 s on a loaded machine left too
+    # little of the deadline for a second, rightly, and the test counted one request.)
+    result = await plan(connect(JIPSA_LLM_TIMEOUT_S=1.0, JIPSA_LLM_MAX_ATTEMPTS=2))
     assert (result.record.outcome, result.value) == ("timeout", FALLBACK)
     assert len(fake_openai.requests) == 2
-    assert time.monotonic() - started < 3  # deadline 0.6 s; generous for a loaded machine
+    assert time.monotonic() - started < 5  # the deadline, not the fake's 10 s per reply
 
 
 async def test_not_configured_never_reaches_the_network(fake_openai: FakeOpenAI) -> None:
