@@ -14,7 +14,8 @@ same de-duplication.
 
 Both publish with nats-py's `publish_async`, which pipelines the acknowledgements, not through
 FastStream's broker (the consumers' side, bus.Broker), which awaits each before the next: `make bench`
-prints both, and FastStream's was a quarter of the rate (its row "FastStream publish+ack").
+prints both, and FastStream's was 0.17-0.23x of the pipelined rate in three runs (its row "FastStream
+publish+ack").
 
 If NATS loses its storage, the stream comes back empty: the next
 acknowledgement carries a sequence at or below the one we recorded, or, when we
