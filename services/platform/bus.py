@@ -52,6 +52,11 @@ class ConsumerPolicy:
         return self.backoff_s[min(delivery, len(self.backoff_s)) - 1]
 
 
+# Unbounded here: the service's stop bounds it (service.STOP_WITHIN_S), and a rebind after an outage
+# must not cancel a handler that holds its message until the store answers.
+HANDLED_BEFORE_STOP_S = float("inf")
+
+
 class Broker(NatsBroker):
     """FastStream's NATS broker over the connection the process already holds (`connect`'s, with its
     reconnect policy), so a process keeps one connection however many brokers it starts. Stopping it
@@ -76,11 +81,6 @@ class Broker(NatsBroker):
 
 async def _itself(message: NatsMessage) -> NatsMessage:
     return message
-
-
-# Unbounded here: the service's stop bounds it (service.STOP_WITHIN_S), and a rebind after an outage
-# must not cancel a handler that holds its message until the store answers.
-HANDLED_BEFORE_STOP_S = float("inf")
 
 
 async def connect(url: str, name: str, first_connect_s: float = 5.0) -> NATS:

@@ -31,16 +31,28 @@ def ack_subject(consumer: Consumer, delivery: int) -> str:
 
 
 @asynccontextmanager
+async def in_memory(consumer: Consumer) -> AsyncIterator[Callable[[bytes, int], Awaitable[None]]]:
+    """`deliver(data, delivery)` hands the consumer's subscriber a message as its `delivery`th delivery,
+    through TestNatsBroker, and returns once it is handled."""
+    broker = Broker(NATS())
+    consumer.subscribe(broker)
+    async with TestNatsBroker(broker) as test_broker:
+
+        async def deliver(data: bytes, delivery: int) -> None:
+            stream, reply = consumer.settings.stream_name, ack_subject(consumer, delivery)
+            await test_broker.publish(data, consumer.subject, stream=stream, reply_to=reply)
+
+        yield deliver
+
+
+@asynccontextmanager
 async def delivering(kind: str, consumer: Consumer, nc: NATS) -> AsyncIterator[Send]:
     """`send(message_id, data)` puts a message on the consumer's subject and returns once it is handled."""
     if kind == "in-memory":
-        broker = Broker(NATS())
-        consumer.subscribe(broker)
-        async with TestNatsBroker(broker) as test_broker:
+        async with in_memory(consumer) as deliver:
 
             async def send(_: str, data: bytes) -> None:
-                stream, reply = consumer.settings.stream_name, ack_subject(consumer, delivery=1)
-                await test_broker.publish(data, consumer.subject, stream=stream, reply_to=reply)
+                await deliver(data, 1)
 
             yield send
         return
@@ -110,13 +122,8 @@ async def test_a_delivery_past_the_last_attempt_is_parked_without_being_handled(
     async def crash(ctx: HandlerContext) -> Outcome:
         raise AssertionError("handled on a delivery past the last attempt")
 
-    consumer = consumer_of(store, nc, infra, crash)
-    broker = Broker(NATS())
-    consumer.subscribe(broker)
-    async with TestNatsBroker(broker) as test_broker:
-        reply = ack_subject(consumer, delivery=FAST.max_attempts + 1)
-        data = as_bytes(query_event("crashes"))
-        await test_broker.publish(data, consumer.subject, stream=infra.stream_name, reply_to=reply)
+    async with in_memory(consumer_of(store, nc, infra, crash)) as deliver:
+        await deliver(as_bytes(query_event("crashes")), FAST.max_attempts + 1)
     (letter,) = await list_dead_letters(store.pool)
     assert letter.error == f"no attempt finished in {FAST.max_attempts} deliveries"
     assert letter.deliveries == FAST.max_attempts + 1
