@@ -59,8 +59,11 @@ from services.platform.wakeup import PROJECTIONS_CHANNEL, StoreWakeup
 
 
 async def render(reads: Reads, records: list[Recorded]) -> list[tuple[str | None, Message]]:
-    """Each record's message (at most one), with the session it is for."""
-    facts = await with_plan_facts(reads, records, await reads.facts(records))
+    """Each record's message (at most one), with the session it is for. The projection is read only for
+    the runs whose events show their todo."""
+    showing_todo = [r for r in records if r.envelope.event_type in messages.SHOWING_TODO]
+    facts = dict.fromkeys((r.envelope.correlation_id for r in records), RunFacts())
+    facts = await with_plan_facts(reads, records, facts | await reads.facts(showing_todo))
     return [
         (record.envelope.session_id, message)
         for record in records
@@ -175,20 +178,23 @@ class Follower:
         # The projector's notice carries its new checkpoint: the store is asked only after a poll or a
         # reconnection, when a notice may have been missed.
         told = self._notices.take_position() if self._notices is not None else None
-        ceiling = told if told is not None else await self.reads.checkpoint()
-        if self.cursor is None:
-            # Nothing below the checkpoint at start can concern a socket: each starts at or above it.
-            self.cursor = ceiling
-        while self.cursor < ceiling:
-            records = await self.reads.events_after(self.cursor, ceiling, self.batch_size)
-            listened = [r for r in records if r.envelope.session_id in self._outboxes]
-            for session_id, message in await render(self.reads, listened):
-                if session_id is None:  # only events of listened sessions were rendered
-                    continue
-                for outbox in list(self._outboxes.get(session_id, ())):
-                    outbox.offer(message)
-            # Positions can have holes (a rolled-back append); a short batch means "up to the ceiling".
-            self.cursor = records[-1].position if len(records) == self.batch_size else ceiling
+        if told is not None and self.cursor is not None and told <= self.cursor:
+            return  # a notice of what a poll already read
+        async with self.reads.one_connection() as reads:
+            ceiling = told if told is not None else await reads.checkpoint()
+            if self.cursor is None:
+                # Nothing below the checkpoint at start can concern a socket: each starts at or above it.
+                self.cursor = ceiling
+            while self.cursor < ceiling:
+                records = await reads.events_after(self.cursor, ceiling, self.batch_size)
+                listened = [r for r in records if r.envelope.session_id in self._outboxes]
+                for session_id, message in await render(reads, listened):
+                    if session_id is None:  # only events of listened sessions were rendered
+                        continue
+                    for outbox in list(self._outboxes.get(session_id, ())):
+                        outbox.offer(message)
+                # Positions can have holes (a rolled-back append); a short batch means "up to the ceiling".
+                self.cursor = records[-1].position if len(records) == self.batch_size else ceiling
 
     async def _replayed(self, session_id: str, after: int, ceiling: int) -> AsyncIterator[Message]:
         while after < ceiling:

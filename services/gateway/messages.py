@@ -103,6 +103,10 @@ class RunFacts:
     plan: PlanReady | None = None  # the run's plan, which its PlanApprovalRequested shows
 
 
+# The events whose message shows the run's todo as the projection holds it (RunFacts.todo).
+SHOWING_TODO = (*STEP_CHANGES, PlanApproved.event_type, InputProvided.event_type)
+
+
 def messages_for(record: Recorded, facts: RunFacts) -> list[Message]:
     """The message this event gives the person (none for events the person is not shown)."""
     event_type = record.envelope.event_type

@@ -69,6 +69,11 @@ async def open_pool(
 ) -> AsyncConnectionPool:
     """A pool whose connections are checked on checkout, so a restarted Postgres costs one error, not all.
 
+    Its connections are in autocommit: a read or a single write is its own transaction, with no BEGIN
+    and COMMIT round trips around it, and whatever must commit together says so with
+    `conn.transaction()`. Under READ COMMITTED each statement took its own snapshot inside a
+    transaction too, so a block of reads sees nothing different.
+
     The check is a round trip (0.17 ms of an append's 1.5 ms here). Checking only a connection whose
     socket the server has written to (its FATAL notice when it ends a connection) saved it, but lost a
     race: a backend just told to end has not yet written, and its connection is handed out to fail.
@@ -87,7 +92,7 @@ async def open_pool(
         database_url,
         min_size=min(sizes.min_size, max_size),
         max_size=max_size,
-        kwargs={"row_factory": dict_row, "autocommit": False},
+        kwargs={"row_factory": dict_row, "autocommit": True},
         check=AsyncConnectionPool.check_connection,
         configure=_configure,
         reconnect_timeout=3600,

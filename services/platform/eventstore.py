@@ -105,15 +105,10 @@ class EventStore:
     async def append(
         self, events: Sequence[Envelope], *, expected_version: int | None = None
     ) -> list[Recorded]:
-        async with self.pool.connection() as conn:
-            # One statement is its own transaction: no BEGIN and COMMIT round trips around it.
-            await conn.set_autocommit(True)
-            try:
-                recorded = await append_in(
-                    conn, events, expected_version=expected_version, announced=self.announce is not None
-                )
-            finally:
-                await conn.set_autocommit(False)
+        async with self.pool.connection() as conn:  # in autocommit (db.open_pool): one statement, one commit
+            recorded = await append_in(
+                conn, events, expected_version=expected_version, announced=self.announce is not None
+            )
         if self.announce is not None:
             await self.announce(recorded)
         return recorded
