@@ -158,7 +158,7 @@ class RunRequests:
         raise FrameError("run_busy", f"run {quoted(run_id)} kept changing; send the request again")
 
     async def _append(self, envelope: Envelope) -> Recorded:
-        async with self.reads.connection() as conn, conn.transaction():
+        async with self.reads.connection() as conn:  # one statement: its own transaction (db.open_pool)
             (recorded,) = await append_in(conn, [envelope], announced=self.announce is not None)
         return await self._announced(recorded)
 

@@ -72,6 +72,7 @@ from contracts import REGISTRY, Envelope, Event
 from contracts.subjects import filter_for
 from services.platform import telemetry
 from services.platform.bus import Broker, ConsumerPolicy, ensure_stream
+from services.platform.db import transaction
 from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
 from services.platform.outages import backoff, is_outage, store_answers, url_of
@@ -295,7 +296,7 @@ class Consumer:
             prepared = await self.sub.prepare(envelope, event)
         for race in range(DECISION_RACES):
             try:
-                async with self.pool.connection() as conn, conn.transaction():
+                async with transaction(self.pool) as conn:
                     claim = await conn.execute(
                         "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s)"
                         " ON CONFLICT DO NOTHING RETURNING 1",

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from contextvars import ContextVar
+
 import orjson
 import psycopg
 from psycopg import AsyncConnection
@@ -93,7 +97,7 @@ async def open_pool(
         min_size=min(sizes.min_size, max_size),
         max_size=max_size,
         kwargs={"row_factory": dict_row, "autocommit": True},
-        check=AsyncConnectionPool.check_connection,
+        check=_check_unless_beginning,
         configure=_configure,
         reconnect_timeout=3600,
         timeout=wait_s,
@@ -105,6 +109,38 @@ async def open_pool(
         await pool.close()
         raise StoreUnreachable(database_url) from e
     return pool
+
+
+# Set while `transaction` takes a connection: its BEGIN is the check.
+_BEGIN_CHECKS: ContextVar[bool] = ContextVar("begin_checks", default=False)
+
+
+async def _check_unless_beginning(conn: AsyncConnection) -> None:
+    if not _BEGIN_CHECKS.get():
+        await AsyncConnectionPool.check_connection(conn)
+
+
+@contextlib.asynccontextmanager
+async def transaction(pool: AsyncConnectionPool) -> AsyncIterator[AsyncConnection]:
+    """A transaction on a connection of the pool, with no checkout check: its BEGIN is one, a round
+    trip that was needed anyway. A connection the server has closed (Postgres restarted) fails at
+    BEGIN, before anything is done, and is dropped by the pool; another is taken at once, as the
+    check would have done. What fails once the transaction has begun is the caller's, as before."""
+    for attempt in range(pool.max_size + 1):
+        async with contextlib.AsyncExitStack() as held:
+            told = _BEGIN_CHECKS.set(True)
+            try:
+                conn = await held.enter_async_context(pool.connection())
+            finally:
+                _BEGIN_CHECKS.reset(told)
+            try:
+                await held.enter_async_context(conn.transaction())
+            except psycopg.OperationalError:
+                if conn.closed and attempt < pool.max_size:
+                    continue
+                raise
+            yield conn
+            return
 
 
 async def _first_connection(database_url: str) -> None:

@@ -32,6 +32,7 @@ import asyncio
 
 from psycopg import AsyncConnection
 
+from services.platform.db import transaction
 from services.platform.eventstore import EventStore
 from services.platform.outages import url_of
 from services.platform.wakeup import StoreWakeup
@@ -93,7 +94,7 @@ class Projector:
             )
 
     async def _apply_next_batch(self) -> int:
-        async with self.store.pool.connection() as conn, conn.transaction():
+        async with transaction(self.store.pool) as conn:
             return await self._apply_batch(conn)
 
     async def _apply_batch(self, conn: AsyncConnection) -> int:

@@ -7,7 +7,7 @@ import asyncio
 import psycopg
 import pytest
 
-from services.platform.db import open_pool
+from services.platform.db import open_pool, transaction
 
 pytestmark = pytest.mark.integration
 
@@ -50,5 +50,43 @@ async def test_a_live_idle_connection_is_handed_out_as_it_is(database_url: str) 
         async with pool.connection() as conn:
             assert conn.info.backend_pid == first
             assert (await (await conn.execute("SELECT 1 AS one")).fetchone()) == {"one": 1}
+    finally:
+        await pool.close()
+
+
+async def test_a_transaction_after_the_server_closed_its_connections_begins_on_a_live_one(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`transaction` skips the checkout's check (its BEGIN is one): a connection the server closed
+    fails at BEGIN and another is taken, so the caller never sees the closed ones."""
+    monkeypatch.setenv("JIPSA_DB_POOL_MIN", "3")
+    monkeypatch.setenv("JIPSA_DB_POOL_MAX", "3")
+    pool = await open_pool(database_url)
+    try:
+        killed = await backend_pids(pool, 2)  # two of the three
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
+            for pid in killed:
+                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        await asyncio.sleep(0.2)
+
+        for _ in range(3):
+            async with transaction(pool) as conn:
+                await conn.execute("CREATE TEMPORARY TABLE IF NOT EXISTS t (x int)")
+                assert conn.info.backend_pid not in killed
+                assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+    finally:
+        await pool.close()
+
+
+async def test_a_transaction_that_fails_rolls_back(database_url: str) -> None:
+    pool = await open_pool(database_url, max_size=1)
+    try:
+        with pytest.raises(ZeroDivisionError):
+            async with transaction(pool) as conn:
+                await conn.execute("CREATE TABLE rolled_back (x int)")
+                raise ZeroDivisionError
+        async with pool.connection() as conn:
+            found = await (await conn.execute("SELECT to_regclass('rolled_back') AS t")).fetchone()
+            assert found == {"t": None}
     finally:
         await pool.close()
