@@ -92,7 +92,11 @@ def result_from_v1(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def split_fields(model: type[BaseModel], data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`data` split into the entries that read as `model`'s fields, each alone, and the rest."""
+    """`data` split into the entries that read as `model`'s fields, each alone, and the rest. Data made
+    of fields only is first read whole, once: these models validate no field against another, so the
+    whole reads exactly when each entry does (per entry, it was a model validation each)."""
+    if data.keys() <= model.model_fields.keys() and _reads_all(model, data):
+        return dict(data), {}
     fields: dict[str, Any] = {}
     rest: dict[str, Any] = {}
     for key, value in data.items():
@@ -101,8 +105,12 @@ def split_fields(model: type[BaseModel], data: Mapping[str, Any]) -> tuple[dict[
 
 
 def _reads(model: type[BaseModel], key: str, value: Any) -> bool:
+    return _reads_all(model, {key: value})
+
+
+def _reads_all(model: type[BaseModel], data: Mapping[str, Any]) -> bool:
     try:
-        model.model_validate({key: value})
+        model.model_validate(data)
     except ValidationError:
         return False
     return True

@@ -11,15 +11,15 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from contracts import subject_for
 from services.platform.bus import connect, ensure_stream
 from services.platform.db import open_pool
 from services.platform.deadletters import DeadLetter, describe, list_dead_letters
 from services.platform.deadletters import replay as redrive
 from services.platform.eventstore import EventStore
-from services.platform.publisher import headers_for
+from services.platform.publisher import publish_async
 from services.platform.runtime import load_infra_settings
 from services.platform.settings import ResolvedInfra
+from services.platform.store_reads import outgoing_after
 
 console = Console()
 T = TypeVar("T")
@@ -101,15 +101,12 @@ def replay(
                 bar = progress.add_task("re-feeding", total=max(head - from_position + 1, 0))
                 position = from_position - 1
                 while position < head:
-                    batch = [r for r in await store.read_all(position, 500) if r.position <= head]
+                    async with pool.connection() as conn:
+                        batch = [e for e in await outgoing_after(conn, position, 500) if e.position <= head]
                     if not batch:
                         break
-                    for r in batch:
-                        await js.publish(
-                            subject_for(r.envelope, settings.namespace),
-                            r.envelope.model_dump_json().encode(),
-                            headers=headers_for(r),
-                        )
+                    for ack in await publish_async(js, batch, settings.namespace):
+                        await ack
                     position, sent = batch[-1].position, sent + len(batch)
                     progress.update(bar, completed=position - from_position + 1)
         finally:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from asyncio import Future
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -36,12 +37,13 @@ from nats.js import JetStreamContext
 from nats.js.api import StreamInfo
 from psycopg_pool import AsyncConnectionPool
 
-from contracts import subject_for
+from contracts.subjects import subject_of
 from services.platform import loop, telemetry
 from services.platform.bus import ensure_stream
-from services.platform.eventstore import EventStore, Recorded, rows_of
+from services.platform.eventstore import Recorded, rows_of
 from services.platform.outages import url_of
 from services.platform.settings import InfraSettings
+from services.platform.store_reads import Outgoing, outgoing_after
 from services.platform.wakeup import ANNOUNCED, StoreWakeup
 
 log = logging.getLogger("jipsa.publisher")
@@ -57,18 +59,26 @@ class Checkpoint:
     stream_created: str | None = None  # when the stream we publish to was created: a newer one was wiped
 
 
-def headers_for(record: Recorded) -> dict[str, str]:
-    e = record.envelope
+def headers_of(event: Outgoing) -> dict[str, str]:
     headers = {
-        "Nats-Msg-Id": str(e.event_id),
-        "Jipsa-Event-Type": e.event_type,
-        "Jipsa-Schema-Version": str(e.schema_version),
-        "Jipsa-Position": str(record.position),
-        "Jipsa-Correlation-Id": e.correlation_id,
+        "Nats-Msg-Id": event.event_id,
+        "Jipsa-Event-Type": event.event_type,
+        "Jipsa-Schema-Version": str(event.schema_version),
+        "Jipsa-Position": str(event.position),
+        "Jipsa-Correlation-Id": event.correlation_id,
     }
-    if e.trace.traceparent:
-        headers["traceparent"] = e.trace.traceparent
+    if event.trace.traceparent:
+        headers["traceparent"] = event.trace.traceparent
     return headers
+
+
+def subject(event: Outgoing, namespace: str) -> str:
+    return subject_of(event.event_type, event.schema_version, event.routing, namespace)
+
+
+async def publish_async(js: JetStreamContext, events: Sequence[Outgoing], namespace: str) -> list[Future]:
+    """Each event sent, in order, without waiting for its acknowledgement: the futures of the acks."""
+    return [await js.publish_async(subject(e, namespace), e.body, headers=headers_of(e)) for e in events]
 
 
 def created_of(info: StreamInfo) -> str | None:
@@ -90,14 +100,7 @@ class Announcer:
 
     async def __call__(self, records: Sequence[Recorded]) -> None:
         try:
-            acks = [
-                await self.js.publish_async(
-                    subject_for(r.envelope, self.namespace),
-                    r.envelope.model_dump_json().encode(),
-                    headers=headers_for(r),
-                )
-                for r in records
-            ]
+            acks = await publish_async(self.js, [Outgoing.of(r) for r in records], self.namespace)
             await asyncio.wait_for(asyncio.gather(*acks), ANNOUNCE_TIMEOUT_S)
         except Exception as e:  # NATS away or slow: the relay delivers these from the store
             log.info(
@@ -116,7 +119,6 @@ class Publisher:
     def __init__(
         self, pool: AsyncConnectionPool, js: JetStreamContext, settings: InfraSettings, batch: int = 500
     ):
-        self.store = EventStore(pool)
         self.pool, self.js, self.settings, self.batch = pool, js, settings, batch
         self._at: Checkpoint | None = None  # where this relay is; read from the store once
 
@@ -128,15 +130,15 @@ class Publisher:
         pass's save, and publishing those events again is harmless."""
         at = await self.position()
         total = 0
-        while records := await self.store.read_all(at.position, self.batch):
+        while events := await self._read(at.position):
             try:
-                last_seq = await self._publish(records, at)
+                last_seq = await self._publish(events, at)
             except StreamLost:
                 at = await self.refeed()
                 continue
-            at = self._at = replace(at, position=records[-1].position, stream_seq=last_seq)
-            total += len(records)
-            if len(records) < self.batch:  # appends are serialised: nothing older can still appear
+            at = self._at = replace(at, position=events[-1].position, stream_seq=last_seq)
+            total += len(events)
+            if len(events) < self.batch:  # appends are serialised: nothing older can still appear
                 break
         if total:
             await self._save(at)
@@ -213,30 +215,27 @@ class Publisher:
                     await wakeup.wait(stop, announced_delay_s, announced_too=False)
                 notified = heard is not None
 
-    async def _publish(self, records: list[Recorded], checkpoint: Checkpoint) -> int:
+    async def _read(self, after: int) -> list[Outgoing]:
+        async with self.pool.connection() as conn:
+            return await outgoing_after(conn, after, self.batch)
+
+    async def _publish(self, events: list[Outgoing], checkpoint: Checkpoint) -> int:
         # One batch carries events of many runs, so its span starts a trace of its own, linked to each
         # event's; the events' own traces go on to the consumers through the `traceparent` header.
         attributes = {
             "messaging.system": "nats",
             "messaging.operation.type": "send",
             "messaging.destination.name": self.settings.stream_name,
-            "messaging.batch.message_count": len(records),
-            "jipsa.position.first": records[0].position,
-            "jipsa.position.last": records[-1].position,
+            "messaging.batch.message_count": len(events),
+            "jipsa.position.first": events[0].position,
+            "jipsa.position.last": events[-1].position,
         }
-        links = telemetry.links_to(r.envelope for r in records)
+        links = telemetry.links_to((e.event_id, e.trace) for e in events)
         with telemetry.root_span(f"publish {self.settings.stream_name}", attributes, links):
-            return await self._publish_batch(records, checkpoint)
+            return await self._publish_batch(events, checkpoint)
 
-    async def _publish_batch(self, records: list[Recorded], checkpoint: Checkpoint) -> int:
-        futures = [
-            await self.js.publish_async(
-                subject_for(r.envelope, self.settings.namespace),
-                r.envelope.model_dump_json().encode(),
-                headers=headers_for(r),
-            )
-            for r in records
-        ]
+    async def _publish_batch(self, events: list[Outgoing], checkpoint: Checkpoint) -> int:
+        futures = await publish_async(self.js, events, self.settings.namespace)
         acks = await asyncio.wait_for(asyncio.gather(*futures), ACK_TIMEOUT_S)
         last_seq = checkpoint.stream_seq
         for ack in acks:

@@ -292,12 +292,13 @@ def root_span(
         yield span
 
 
-def links_to(envelopes: Iterable[Envelope]) -> list[Link]:
+def links_to(traced: Iterable[tuple[str, TraceContext]]) -> list[Link]:
+    """Links to the spans of these (event id, trace context) pairs, as a batch of events has them."""
     links = []
-    for envelope in envelopes:
-        span_context = trace.get_current_span(_context_of(envelope.trace)).get_span_context()
+    for event_id, trace_context in traced:
+        span_context = trace.get_current_span(_context_of(trace_context)).get_span_context()
         if span_context.is_valid:
-            links.append(Link(span_context, {"jipsa.event_id": str(envelope.event_id)}))
+            links.append(Link(span_context, {"jipsa.event_id": event_id}))
     return links
 
 

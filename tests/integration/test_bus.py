@@ -13,8 +13,9 @@ from services.platform.bus import ConsumerPolicy, ensure_stream
 from services.platform.consumer import Consumer, HandlerContext, Outcome, Subscription
 from services.platform.deadletters import list_dead_letters, replay
 from services.platform.eventstore import EventStore, append_in
-from services.platform.publisher import Announcer, Publisher, headers_for
+from services.platform.publisher import Announcer, Publisher, headers_of
 from services.platform.settings import InfraSettings
+from services.platform.store_reads import Outgoing
 from tests.integration.bus_helpers import count_events, plan_once, query_event, running, wait_until
 
 pytestmark = pytest.mark.integration
@@ -134,7 +135,7 @@ async def test_a_message_delivered_twice_takes_effect_once(store, nc, infra) -> 
     consumer = planner(store, nc, infra)
     await consumer.ensure()
     for copy in range(3):
-        headers = {**headers_for(recorded), "Nats-Msg-Id": f"{recorded.envelope.event_id}-{copy}"}
+        headers = {**headers_of(Outgoing.of(recorded)), "Nats-Msg-Id": f"{recorded.envelope.event_id}-{copy}"}
         await nc.jetstream().publish(
             subject_for(recorded.envelope, infra.namespace),
             recorded.envelope.model_dump_json().encode(),

@@ -8,13 +8,15 @@ from typing import Any
 import pytest
 from nats.aio.msg import Msg
 
-from contracts import REGISTRY, Envelope, Event, new_envelope, run_stream
+from contracts import REGISTRY, Envelope, Event, TraceContext, new_envelope, run_stream, subject_for
 from contracts.export import load_examples
 from contracts.gateway import QueryOptions, QueryReceived
 from contracts.planner import PlanReady
 from services.platform import store_reads
 from services.platform.deadletters import park
 from services.platform.eventstore import EventStore, Recorded
+from services.platform.publisher import headers_of, subject
+from services.platform.store_reads import Outgoing
 
 pytestmark = pytest.mark.integration
 
@@ -151,3 +153,25 @@ async def test_open_runs_with_parked_events_are_those_nothing_happened_to_since(
             conn, ["planner", "supervisor-%"], ["RunFailed"]
         )
     assert parked == [store_reads.ParkedRun(run_id="stuck", consumer="planner")]
+
+
+async def test_events_read_for_the_bus_are_the_envelopes_the_store_holds(store: EventStore) -> None:
+    """The relay's read (`outgoing_after`) has Postgres write each envelope's JSON: a consumer reads the
+    same envelope from it as from the one the appender publishes, under the same subject and headers,
+    for every event type (routed or not) with a trace, a session and Korean text."""
+    traced = TraceContext(traceparent="00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+    envelopes = [
+        of_run("r1", example(model.event_type, "r1")).model_copy(update={"trace": traced})
+        for model in REGISTRY.current()
+    ]
+    envelopes.append(asked("r2", '강남구 전세 3억 5천, 84㎡ "따옴표" \\ 역슬래시'))
+    recorded = await store.append(envelopes)
+    async with store.pool.connection() as conn:
+        outgoing = await store_reads.outgoing_after(conn, recorded[0].position - 1, len(recorded) + 10)
+
+    assert [o.position for o in outgoing] == [r.position for r in recorded]
+    for sent, record in zip(outgoing, recorded, strict=True):
+        published = Outgoing.of(record)  # as the appender publishes it
+        assert Envelope.model_validate_json(sent.body) == record.envelope
+        assert subject(sent, "ns") == subject(published, "ns") == subject_for(record.envelope, "ns")
+        assert headers_of(sent) == headers_of(published)
