@@ -22,6 +22,7 @@ class Registry:
     def __init__(self) -> None:
         self._models: dict[tuple[str, int], type[Event]] = {}
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        self._latest: dict[str, int] = {}  # kept as models register: every read of an event asks it
 
     def event(self, model: type[Event]) -> type[Event]:
         """Class decorator: register a payload model under its type and version."""
@@ -30,6 +31,7 @@ class Registry:
         if key in self._models:
             raise ValueError(f"{key} registered twice")
         self._models[key] = model
+        self._latest[model.event_type] = max(version, self._latest.get(model.event_type, version))
         return model
 
     def upcaster(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
@@ -40,10 +42,10 @@ class Registry:
         return register
 
     def latest_version(self, event_type: str) -> int:
-        versions = [v for (t, v) in self._models if t == event_type]
-        if not versions:
-            raise UnknownEventType(f"unknown event type {event_type!r}")
-        return max(versions)
+        try:
+            return self._latest[event_type]
+        except KeyError:
+            raise UnknownEventType(f"unknown event type {event_type!r}") from None
 
     def model(self, event_type: str, version: int) -> type[Event]:
         try:
