@@ -27,7 +27,14 @@ from services.gateway.reads import Reads
 from services.gateway.run_waits import RunWaits, fold
 from services.housing.form_answers import form_answers
 from services.platform import telemetry
-from services.platform.eventstore import Announce, ConcurrencyError, Recorded, append_in, read_stream_in
+from services.platform.eventstore import (
+    Announce,
+    ConcurrencyError,
+    Recorded,
+    append_anywhere,
+    append_in,
+    read_stream_in,
+)
 
 APPROVAL_REQUEST_WAIT_S = 3.0
 # Reads of the run before a busy run's request is refused (each lost race means the run moved on).
@@ -158,8 +165,12 @@ class RunRequests:
         raise FrameError("run_busy", f"run {quoted(run_id)} kept changing; send the request again")
 
     async def _append(self, envelope: Envelope) -> Recorded:
-        async with self.reads.connection() as conn:  # one statement: its own transaction (db.open_pool)
-            (recorded,) = await append_in(conn, [envelope], announced=self.announce is not None)
+        (recorded,) = await append_anywhere(
+            self.reads.pool,
+            [envelope],
+            announced=self.announce is not None,
+            timeout=self.reads.acquire_timeout_s,
+        )
         return await self._announced(recorded)
 
     async def _announced(self, recorded: Recorded) -> Recorded:

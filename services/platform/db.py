@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
+from typing import TypeVar
 
 import orjson
 import psycopg
@@ -17,6 +18,7 @@ from psycopg_pool.base import AttemptWithBackoff
 from services.platform.outages import StoreUnreachable, is_outage
 from services.platform.settings import REPO_ROOT, PoolSettings
 
+T = TypeVar("T")
 CONNECT_TIMEOUT_S = 5
 RECONNECT_MAX_DELAY_S = 2.0
 
@@ -111,7 +113,7 @@ async def open_pool(
     return pool
 
 
-# Set while `transaction` takes a connection: its BEGIN is the check.
+# Set while `transaction` or `run_again_on_closed` takes a connection: what runs first on it is the check.
 _BEGIN_CHECKS: ContextVar[bool] = ContextVar("begin_checks", default=False)
 
 
@@ -141,6 +143,36 @@ async def transaction(pool: AsyncConnectionPool) -> AsyncIterator[AsyncConnectio
                 raise
             yield conn
             return
+
+
+async def run_again_on_closed(
+    pool: AsyncConnectionPool,
+    work: Callable[[AsyncConnection], Awaitable[T]],
+    *,
+    timeout: float | None = None,
+) -> T:
+    """`work` on a connection of the pool, with no checkout check, for work that is safe to run again
+    (an append: an event already stored is returned as stored). A connection the server has closed
+    fails at `work`'s first statement and is dropped by the pool; `work` runs again on another, as
+    the check would have done. `timeout`: how long a checkout waits (the pool's own when None)."""
+    for attempt in range(pool.max_size + 1):
+        told = _BEGIN_CHECKS.set(True)
+        try:
+            held = pool.connection(timeout)
+            conn = await held.__aenter__()
+        finally:
+            _BEGIN_CHECKS.reset(told)
+        try:
+            result = await work(conn)
+        except BaseException as e:
+            closed = conn.closed
+            await held.__aexit__(type(e), e, e.__traceback__)
+            if isinstance(e, psycopg.OperationalError) and closed and attempt < pool.max_size:
+                continue
+            raise
+        await held.__aexit__(None, None, None)
+        return result
+    raise AssertionError("unreachable: the last attempt raises")
 
 
 async def _first_connection(database_url: str) -> None:

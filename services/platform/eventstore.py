@@ -36,7 +36,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts import REGISTRY, Envelope, Event
 from services.platform import telemetry
-from services.platform.db import dump_json
+from services.platform.db import dump_json, run_again_on_closed
 
 APPEND_LOCK_KEY = 0x4A495053  # "JIPS": the one key every append serialises on
 NOTIFY_CHANNEL = "jipsa_events"
@@ -105,10 +105,9 @@ class EventStore:
     async def append(
         self, events: Sequence[Envelope], *, expected_version: int | None = None
     ) -> list[Recorded]:
-        async with self.pool.connection() as conn:  # in autocommit (db.open_pool): one statement, one commit
-            recorded = await append_in(
-                conn, events, expected_version=expected_version, announced=self.announce is not None
-            )
+        recorded = await append_anywhere(
+            self.pool, events, expected_version=expected_version, announced=self.announce is not None
+        )
         if self.announce is not None:
             await self.announce(recorded)
         return recorded
@@ -137,6 +136,25 @@ class EventStore:
     async def _select(self, sql: str, params: tuple[Any, ...]) -> list[Recorded]:
         async with self.pool.connection() as conn:
             return [recorded_from_row(r) for r in await rows_of(conn, sql, params)]
+
+
+async def append_anywhere(
+    pool: AsyncConnectionPool,
+    events: Sequence[Envelope],
+    *,
+    expected_version: int | None = None,
+    announced: bool = False,
+    timeout: float | None = None,
+) -> list[Recorded]:
+    """An append that is its own transaction (the pool's connections are in autocommit), on any
+    connection of the pool: without the checkout's check, since an append is safe to run again
+    (db.run_again_on_closed; the events it stored before are returned as stored, whatever the
+    stream's version has become since)."""
+    return await run_again_on_closed(
+        pool,
+        lambda conn: append_in(conn, events, expected_version=expected_version, announced=announced),
+        timeout=timeout,
+    )
 
 
 async def read_all_in(

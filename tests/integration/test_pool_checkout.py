@@ -8,6 +8,8 @@ import psycopg
 import pytest
 
 from services.platform.db import open_pool, transaction
+from services.platform.eventstore import EventStore
+from tests.integration.bus_helpers import query_event
 
 pytestmark = pytest.mark.integration
 
@@ -88,5 +90,30 @@ async def test_a_transaction_that_fails_rolls_back(database_url: str) -> None:
         async with pool.connection() as conn:
             found = await (await conn.execute("SELECT to_regclass('rolled_back') AS t")).fetchone()
             assert found == {"t": None}
+    finally:
+        await pool.close()
+
+
+async def test_an_append_after_the_server_closed_its_connections_is_stored_once(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An append takes a connection unchecked (run_again_on_closed): on one the server closed it fails
+    before anything is stored, and runs again on another; the event is stored once."""
+    monkeypatch.setenv("JIPSA_DB_POOL_MIN", "3")
+    monkeypatch.setenv("JIPSA_DB_POOL_MAX", "3")
+    pool = await open_pool(database_url)
+    try:
+        killed = await backend_pids(pool, 3)
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
+            for pid in killed[:2]:
+                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        await asyncio.sleep(0.2)
+
+        for run in ("r1", "r2", "r3"):
+            (recorded,) = await EventStore(pool).append([query_event(run)])
+            assert recorded.envelope.correlation_id == run
+        async with pool.connection() as conn:
+            stored = await (await conn.execute("SELECT count(*) AS n FROM events")).fetchone()
+        assert stored == {"n": 3}
     finally:
         await pool.close()
