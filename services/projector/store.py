@@ -58,6 +58,14 @@ async def save_checkpoint(conn: AsyncConnection, position: int) -> None:
     )
 
 
+async def commit_unflushed(conn: AsyncConnection) -> None:
+    """This transaction's commit does not wait for its WAL to reach the disk. The projections are folds
+    of the log, not facts: a crash of the machine may lose the last batches with the checkpoint that
+    counts them (one transaction), and the projector folds them again from the log, which appends
+    flush. Sent with the batch's writes, so it costs no round trip."""
+    await conn.execute("SELECT set_config('synchronous_commit', 'off', true)")
+
+
 async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
     lock = " FOR UPDATE" if for_update else ""
     cur = conn.cursor(row_factory=scalar_row)
