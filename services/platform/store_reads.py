@@ -201,19 +201,25 @@ class PlannedTurn:
 
 
 async def previous_plan(conn: AsyncConnection, session_id: str, before_run: str) -> PlannedTurn | None:
-    """The session's latest planned run other than `before_run` (the one being planned now)."""
-    plans = await _recorded(
+    """The session's latest planned run other than `before_run` (the one being planned now): its latest
+    PlanReady and its question, in one statement."""
+    rows = await _recorded(
         conn,
-        f"SELECT {EVENT_COLUMNS} FROM events WHERE metadata->>'session_id' = %s"
-        " AND event_type = 'PlanReady' AND correlation_id <> %s ORDER BY position DESC LIMIT 1",
+        f"WITH plan AS (SELECT {EVENT_COLUMNS}, correlation_id FROM events"
+        " WHERE metadata->>'session_id' = %s AND event_type = 'PlanReady' AND correlation_id <> %s"
+        " ORDER BY position DESC LIMIT 1)"
+        f" SELECT {EVENT_COLUMNS} FROM plan UNION ALL"
+        f" (SELECT {EVENT_COLUMNS} FROM events WHERE correlation_id = (SELECT correlation_id FROM plan)"
+        "  AND event_type = 'QueryReceived' ORDER BY position DESC LIMIT 1)",
         (session_id, before_run),
     )
-    if not plans:
+    found = {r.envelope.event_type: r for r in rows}
+    if PlanReady.event_type not in found or QueryReceived.event_type not in found:
         return None
-    question = await latest_of_run(conn, plans[0].envelope.correlation_id, QueryReceived.event_type)
-    if question is None:
-        return None
-    return PlannedTurn(question=cast(QueryReceived, question.event()), plan=cast(PlanReady, plans[0].event()))
+    return PlannedTurn(
+        question=cast(QueryReceived, found[QueryReceived.event_type].event()),
+        plan=cast(PlanReady, found[PlanReady.event_type].event()),
+    )
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from services.platform.eventstore import EventStore
 from services.platform.outages import url_of
 from services.platform.wakeup import StoreWakeup
 from services.projector.handlers import Held, apply
-from services.projector.store import clear, commit_unflushed, lock_checkpoint, read_batch, save_checkpoint
+from services.projector.store import clear, lock_checkpoint, read_batch, save_checkpoint
 
 
 class Projector:
@@ -105,5 +105,4 @@ class Projector:
             async with conn.pipeline():
                 await apply(conn, batch, self.held)
                 await save_checkpoint(conn, batch.records[-1].position)
-                await commit_unflushed(conn)
         return len(batch.records)

@@ -50,20 +50,16 @@ async def read_checkpoint(conn: AsyncConnection, name: str = CHECKPOINT) -> int:
 
 async def save_checkpoint(conn: AsyncConnection, position: int) -> None:
     """Move the projections' checkpoint; its notice, delivered at commit, says where they are now
-    (the gateway's follower reads up to it). One statement for both."""
+    (the gateway's follower reads up to it). One statement for both, and for this: the transaction's
+    commit does not wait for its WAL to reach the disk. The projections are folds of the log, not
+    facts: a crash of the machine may lose the last batches together with the checkpoint that counts
+    them, and the projector folds them again from the log, whose appends do wait for the disk."""
     await conn.execute(
         "WITH saved AS (UPDATE checkpoints SET position = %s, updated_at = now() WHERE name = %s"
-        " RETURNING position) SELECT pg_notify(%s, position::text) FROM saved",
+        " RETURNING position) SELECT pg_notify(%s, position::text),"
+        " set_config('synchronous_commit', 'off', true) FROM saved",
         (position, CHECKPOINT, PROJECTIONS_CHANNEL),
     )
-
-
-async def commit_unflushed(conn: AsyncConnection) -> None:
-    """This transaction's commit does not wait for its WAL to reach the disk. The projections are folds
-    of the log, not facts: a crash of the machine may lose the last batches with the checkpoint that
-    counts them (one transaction), and the projector folds them again from the log, which appends
-    flush. Sent with the batch's writes, so it costs no round trip."""
-    await conn.execute("SELECT set_config('synchronous_commit', 'off', true)")
 
 
 async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
