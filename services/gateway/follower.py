@@ -45,9 +45,11 @@ import asyncio
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import Any
 
 import psycopg
 
+from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import PlanApprovalRequested
 from services.gateway import messages
@@ -55,15 +57,19 @@ from services.gateway.messages import Message, RunFacts
 from services.gateway.outbox import Outbox
 from services.gateway.reads import Reads
 from services.platform.eventstore import Recorded
+from services.platform.recent import Recent
 from services.platform.wakeup import PROJECTIONS_CHANNEL, StoreWakeup
 
 
-async def render(reads: Reads, records: list[Recorded]) -> list[tuple[str | None, Message]]:
+async def render(
+    reads: Reads, records: list[Recorded], questions: Recent[str, dict[str, Any]]
+) -> list[tuple[str | None, Message]]:
     """Each record's message (at most one), with the session it is for. The projection is read only for
-    the runs whose events show their todo."""
+    the runs whose events show their todo; `questions` holds what the runs' questions said, as
+    `with_plan_facts` needs it."""
     showing_todo = [r for r in records if r.envelope.event_type in messages.SHOWING_TODO]
     facts = dict.fromkeys((r.envelope.correlation_id for r in records), RunFacts())
-    facts = await with_plan_facts(reads, records, facts | await reads.facts(showing_todo))
+    facts = await with_plan_facts(reads, records, facts | await reads.facts(showing_todo), questions)
     return [
         (record.envelope.session_id, message)
         for record in records
@@ -72,21 +78,27 @@ async def render(reads: Reads, records: list[Recorded]) -> list[tuple[str | None
 
 
 async def with_plan_facts(
-    reads: Reads, records: list[Recorded], facts: dict[str, RunFacts]
+    reads: Reads, records: list[Recorded], facts: dict[str, RunFacts], questions: Recent[str, dict[str, Any]]
 ) -> dict[str, RunFacts]:
     """`facts` with what a plan's message needs (messages.py), read from the run's earlier events, which
     never change (so a live batch and a replay render alike): for a PlanReady, whether the run's question
-    asked for approval; for a PlanApprovalRequested, the plan it asks about."""
+    asked for approval; for a PlanApprovalRequested, the plan it asks about. A question rendered before
+    is not read again: `questions` keeps what each said (a run has one, so it never goes stale)."""
     completed = dict(facts)
     for record in records:
         run_id, event_type = record.envelope.correlation_id, record.envelope.event_type
+        if event_type == QueryReceived.event_type:
+            questions.put(run_id, messages.plan_facts([record])[run_id])
+            continue
         if event_type == PlanReady.event_type:
-            earlier = await reads.first_of_run(run_id)
+            if (known := questions.get(run_id)) is None:
+                earlier = await reads.first_of_run(run_id)
+                known = messages.plan_facts([earlier] if earlier else []).get(run_id, {})
         elif event_type == PlanApprovalRequested.event_type:
             earlier = await reads.latest_of_run(run_id, PlanReady.event_type)
+            known = messages.plan_facts([earlier] if earlier else []).get(run_id, {})
         else:
             continue
-        known = messages.plan_facts([earlier] if earlier else []).get(run_id, {})
         completed[run_id] = replace(completed[run_id], **known)
     return completed
 
@@ -110,6 +122,7 @@ class Follower:
         self.store_lost = False  # the last catch-up could not reach Postgres
         self._outboxes: dict[str, set[Outbox]] = defaultdict(set)
         self._notices: StoreWakeup | None = None  # the projector's, while `run` follows them
+        self._questions: Recent[str, dict[str, Any]] = Recent()  # with_plan_facts's, of runs in flight
 
     def register(self, outbox: Outbox) -> None:
         self._outboxes[outbox.session_id].add(outbox)
@@ -188,7 +201,7 @@ class Follower:
             while self.cursor < ceiling:
                 records = await reads.events_after(self.cursor, ceiling, self.batch_size)
                 listened = [r for r in records if r.envelope.session_id in self._outboxes]
-                for session_id, message in await render(reads, listened):
+                for session_id, message in await render(reads, listened, self._questions):
                     if session_id is None:  # only events of listened sessions were rendered
                         continue
                     for outbox in list(self._outboxes.get(session_id, ())):
@@ -199,6 +212,6 @@ class Follower:
     async def _replayed(self, session_id: str, after: int, ceiling: int) -> AsyncIterator[Message]:
         while after < ceiling:
             records = await self.reads.session_events(session_id, after, ceiling, self.batch_size)
-            for _, message in await render(self.reads, records):
+            for _, message in await render(self.reads, records, self._questions):
                 yield message
             after = records[-1].position if len(records) == self.batch_size else ceiling
