@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import psycopg
 import pytest
+from psycopg_pool import AsyncConnectionPool
 
 from services.platform.db import open_pool, transaction
 from services.platform.eventstore import EventStore
@@ -24,25 +27,34 @@ async def backend_pids(pool, n: int) -> list[int]:
             await pool.putconn(c)
 
 
+@contextlib.asynccontextmanager
+async def closed_by_the_server(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, size: int, closed: int
+) -> AsyncIterator[tuple[AsyncConnectionPool, list[int]]]:
+    """A pool of `size` connections, `closed` of which the server has ended (as a restarting Postgres
+    does: each client told, then closed), and their backends' pids."""
+    monkeypatch.setenv("JIPSA_DB_POOL_MIN", str(size))
+    monkeypatch.setenv("JIPSA_DB_POOL_MAX", str(size))
+    pool = await open_pool(database_url)
+    try:
+        killed = (await backend_pids(pool, size))[:closed]
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
+            for pid in killed:
+                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        await asyncio.sleep(0.2)
+        yield pool, killed
+    finally:
+        await pool.close()
+
+
 async def test_connections_the_server_closed_are_replaced_at_checkout(
     database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("JIPSA_DB_POOL_MIN", "2")
-    monkeypatch.setenv("JIPSA_DB_POOL_MAX", "2")
-    pool = await open_pool(database_url)
-    try:
-        killed = await backend_pids(pool, 2)
-        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
-            for pid in killed:  # as a restarting Postgres does: each client told, then closed
-                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        await asyncio.sleep(0.2)
-
+    async with closed_by_the_server(database_url, monkeypatch, size=2, closed=2) as (pool, killed):
         for _ in range(2):  # each checkout works first time, on a connection that was not killed
             async with pool.connection() as conn:
                 await conn.execute("SELECT 1")
                 assert conn.info.backend_pid not in killed
-    finally:
-        await pool.close()
 
 
 async def test_a_live_idle_connection_is_handed_out_as_it_is(database_url: str) -> None:
@@ -61,23 +73,12 @@ async def test_a_transaction_after_the_server_closed_its_connections_begins_on_a
 ) -> None:
     """`transaction` skips the checkout's check (its BEGIN is one): a connection the server closed
     fails at BEGIN and another is taken, so the caller never sees the closed ones."""
-    monkeypatch.setenv("JIPSA_DB_POOL_MIN", "3")
-    monkeypatch.setenv("JIPSA_DB_POOL_MAX", "3")
-    pool = await open_pool(database_url)
-    try:
-        killed = await backend_pids(pool, 2)  # two of the three
-        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
-            for pid in killed:
-                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        await asyncio.sleep(0.2)
-
+    async with closed_by_the_server(database_url, monkeypatch, size=3, closed=2) as (pool, killed):
         for _ in range(3):
             async with transaction(pool) as conn:
                 await conn.execute("CREATE TEMPORARY TABLE IF NOT EXISTS t (x int)")
                 assert conn.info.backend_pid not in killed
                 assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
-    finally:
-        await pool.close()
 
 
 async def test_a_transaction_that_fails_rolls_back(database_url: str) -> None:
@@ -99,21 +100,10 @@ async def test_an_append_after_the_server_closed_its_connections_is_stored_once(
 ) -> None:
     """An append takes a connection unchecked (run_again_on_closed): on one the server closed it fails
     before anything is stored, and runs again on another; the event is stored once."""
-    monkeypatch.setenv("JIPSA_DB_POOL_MIN", "3")
-    monkeypatch.setenv("JIPSA_DB_POOL_MAX", "3")
-    pool = await open_pool(database_url)
-    try:
-        killed = await backend_pids(pool, 3)
-        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
-            for pid in killed[:2]:
-                await admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        await asyncio.sleep(0.2)
-
+    async with closed_by_the_server(database_url, monkeypatch, size=3, closed=2) as (pool, _):
         for run in ("r1", "r2", "r3"):
             (recorded,) = await EventStore(pool).append([query_event(run)])
             assert recorded.envelope.correlation_id == run
         async with pool.connection() as conn:
             stored = await (await conn.execute("SELECT count(*) AS n FROM events")).fetchone()
         assert stored == {"n": 3}
-    finally:
-        await pool.close()
