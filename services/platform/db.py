@@ -73,7 +73,8 @@ async def _configure(conn: AsyncConnection) -> None:
 async def open_pool(
     database_url: str, *, max_size: int | None = None, wait_s: float = 30.0
 ) -> AsyncConnectionPool:
-    """A pool whose connections are checked on checkout, so a restarted Postgres costs one error, not all.
+    """A pool whose connections are checked on checkout, so a restarted Postgres costs one error, not all
+    (a transaction's BEGIN and an append are checks of their own: `transaction`, `run_again_on_closed`).
 
     Its connections are in autocommit: a read or a single write is its own transaction, with no BEGIN
     and COMMIT round trips around it, and whatever must commit together says so with
