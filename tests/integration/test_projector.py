@@ -377,6 +377,33 @@ async def test_rows_say_what_happened(store: EventStore, pool: AsyncConnectionPo
     assert len(history) == len(SCRIPTS)
 
 
+async def test_an_edit_that_replaces_a_step_leaves_only_the_steps_of_the_edited_plan(
+    store: EventStore, pool: AsyncConnectionPool
+) -> None:
+    """The plan is projected first; the person's edit then drops a step and adds another: the todo
+    holds the edited plan's steps only, as a rebuild from the log does."""
+    s = Script("replaced", "s1")
+    query = s.asked("강남구 전세 시세와 계약서", require_approval=True)
+    plan = s.planned(query, SEARCH, CONTRACT, strategy="parallel")
+    asked = s.add(PlanApprovalRequested(run_id="replaced", steps=[SEARCH, CONTRACT]), plan)
+    approved = s.add(PlanApproved(run_id="replaced", modified_steps=[SEARCH, LEGAL]), asked)
+    done = s.completed(SEARCH, s.started(SEARCH, approved))
+    s.completed(LEGAL, s.started(LEGAL, approved))
+    s.answered(done)
+    projector = Projector(store)
+    cut = s.events.index(approved)
+    await store.append(s.events[:cut])
+    await projector.catch_up()
+    await store.append(s.events[cut:])
+    await projector.catch_up()
+
+    sql = "SELECT step_id, status FROM todo_steps WHERE run_id = 'replaced' ORDER BY ordinal"
+    live = await rows(pool, sql)
+    assert [(r["step_id"], r["status"]) for r in live] == [("search", "completed"), ("legal", "completed")]
+    await projector.rebuild()
+    assert await rows(pool, sql) == live
+
+
 async def test_a_run_recorded_with_v1_step_events_reads_and_projects_as_before(
     store: EventStore, pool: AsyncConnectionPool
 ) -> None:
