@@ -56,6 +56,7 @@ from services.gateway import messages
 from services.gateway.messages import Message, RunFacts
 from services.gateway.outbox import Outbox
 from services.gateway.reads import Reads
+from services.platform.db import run_again_on_closed
 from services.platform.eventstore import Recorded
 from services.platform.recent import Recent
 from services.platform.wakeup import PROJECTIONS_CHANNEL, StoreWakeup
@@ -193,21 +194,29 @@ class Follower:
         told = self._notices.take_position() if self._notices is not None else None
         if told is not None and self.cursor is not None and told <= self.cursor:
             return  # a notice of what a poll already read
-        async with self.reads.one_connection() as reads:
-            ceiling = told if told is not None else await reads.checkpoint()
-            if self.cursor is None:
-                # Nothing below the checkpoint at start can concern a socket: each starts at or above it.
-                self.cursor = ceiling
-            while self.cursor < ceiling:
-                records = await reads.events_after(self.cursor, ceiling, self.batch_size)
-                listened = [r for r in records if r.envelope.session_id in self._outboxes]
-                for session_id, message in await render(reads, listened, self._questions):
-                    if session_id is None:  # only events of listened sessions were rendered
-                        continue
-                    for outbox in list(self._outboxes.get(session_id, ())):
-                        outbox.offer(message)
-                # Positions can have holes (a rolled-back append); a short batch means "up to the ceiling".
-                self.cursor = records[-1].position if len(records) == self.batch_size else ceiling
+        # On a connection taken without the checkout's check: a catch-up is safe to run again, since
+        # an outbox drops a position it has sent (db.run_again_on_closed).
+        await run_again_on_closed(
+            self.reads.pool,
+            lambda conn: self._catch_up_on(self.reads.on(conn), told),
+            timeout=self.reads.acquire_timeout_s,
+        )
+
+    async def _catch_up_on(self, reads: Reads, told: int | None) -> None:
+        ceiling = told if told is not None else await reads.checkpoint()
+        if self.cursor is None:
+            # Nothing below the checkpoint at start can concern a socket: each starts at or above it.
+            self.cursor = ceiling
+        while self.cursor < ceiling:
+            records = await reads.events_after(self.cursor, ceiling, self.batch_size)
+            listened = [r for r in records if r.envelope.session_id in self._outboxes]
+            for session_id, message in await render(reads, listened, self._questions):
+                if session_id is None:  # only events of listened sessions were rendered
+                    continue
+                for outbox in list(self._outboxes.get(session_id, ())):
+                    outbox.offer(message)
+            # Positions can have holes (a rolled-back append); a short batch means "up to the ceiling".
+            self.cursor = records[-1].position if len(records) == self.batch_size else ceiling
 
     async def _replayed(self, session_id: str, after: int, ceiling: int) -> AsyncIterator[Message]:
         while after < ceiling:

@@ -9,7 +9,7 @@ models exist to be queried); the gateway names them here and imports nothing of 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any, TypeVar
@@ -39,17 +39,15 @@ class Reads:
     def connection(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A connection of the pool, waited for at most `acquire_timeout_s`: with Postgres unreachable
         the pool has none to give, and a request is told so (PoolTimeout, a 503) instead of waiting.
-        Within `one_connection`, the one it holds."""
+        Bound to a connection (`on`), that one."""
         if self.held is not None:
             return contextlib.nullcontext(self.held)
         return self.pool.connection(timeout=self.acquire_timeout_s)
 
-    @contextlib.asynccontextmanager
-    async def one_connection(self) -> AsyncIterator[Reads]:
-        """These reads on one connection, checked out once for several: every checkout is a round trip
-        (the pool's check, db.open_pool), and the follower reads three or four times per batch."""
-        async with self.connection() as conn:
-            yield Reads(self.pool, self.acquire_timeout_s, conn)
+    def on(self, conn: AsyncConnection) -> Reads:
+        """These reads on `conn`, one connection for several (the follower reads three or four times
+        per batch)."""
+        return Reads(self.pool, self.acquire_timeout_s, conn)
 
     async def head(self) -> int:
         return await self._log(store_reads.head)
