@@ -20,6 +20,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from services.gateway.messages import EXECUTION_BEGINNINGS, RunFacts, TodoSnapshot
 from services.platform import store_reads
+from services.platform.db import run_again_on_closed
 from services.platform.eventstore import Recorded
 
 PROJECTIONS_CHECKPOINT = "projections"
@@ -95,10 +96,13 @@ class Reads:
         run_ids = sorted({r.envelope.correlation_id for r in records})
         if not run_ids:
             return {}
-        async with self.connection() as conn:
+
+        async def read(conn: AsyncConnection) -> dict[str, RunFacts]:
             todos = await _todos(conn, run_ids)
             began = await store_reads.first_positions(conn, run_ids, EXECUTION_BEGINNINGS)
-        return {run: RunFacts(todo=todos.get(run), execution_began_at=began.get(run)) for run in run_ids}
+            return {run: RunFacts(todo=todos.get(run), execution_began_at=began.get(run)) for run in run_ids}
+
+        return await self._read(read)
 
     async def session_runs(self, session_id: str, limit: int = 100) -> list[dict[str, Any]]:
         rows = await self._all(
@@ -113,21 +117,31 @@ class Reads:
         return _json_ready(row) if row else None
 
     async def todo(self, run_id: str) -> TodoSnapshot | None:
-        async with self.connection() as conn:
-            return (await _todos(conn, [run_id])).get(run_id)
+        return (await self._read(lambda conn: _todos(conn, [run_id]))).get(run_id)
 
     async def _log(self, read: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """One of the event store's reads (store_reads.py), on a connection of the pool."""
-        async with self.connection() as conn:
-            return await read(conn, *args)
+        """One of the event store's reads (store_reads.py)."""
+        return await self._read(lambda conn: read(conn, *args))
 
     async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
-        async with self.connection() as conn:
+        async def read(conn: AsyncConnection) -> dict[str, Any] | None:
             return await (await conn.cursor(row_factory=dict_row).execute(sql, params)).fetchone()
 
+        return await self._read(read)
+
     async def _all(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
-        async with self.connection() as conn:
+        async def read(conn: AsyncConnection) -> list[dict[str, Any]]:
             return await (await conn.cursor(row_factory=dict_row).execute(sql, params)).fetchall()
+
+        return await self._read(read)
+
+    async def _read(self, read: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """`read` on the connection these reads are bound to, or on one of the pool taken without the
+        checkout's check: a read is safe to run again on another when the server has closed it
+        (db.run_again_on_closed), and the checkout waits at most `acquire_timeout_s`."""
+        if self.held is not None:
+            return await read(self.held)
+        return await run_again_on_closed(self.pool, read, timeout=self.acquire_timeout_s)
 
 
 async def _todos(conn: AsyncConnection, run_ids: list[str]) -> dict[str, TodoSnapshot]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import orjson
 import psycopg
@@ -174,6 +174,18 @@ async def run_again_on_closed(
         await held.__aexit__(None, None, None)
         return result
     raise AssertionError("unreachable: the last attempt raises")
+
+
+async def read_rows(
+    pool: AsyncConnectionPool, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+) -> list[dict[str, Any]]:
+    """A read's rows as dicts, on a connection taken without the checkout's check: a read is safe to
+    run again when the server has closed the one it was given (`run_again_on_closed`)."""
+
+    async def read(conn: AsyncConnection) -> list[dict[str, Any]]:
+        return await (await conn.cursor(row_factory=dict_row).execute(sql, params)).fetchall()
+
+    return await run_again_on_closed(pool, read)
 
 
 async def _first_connection(database_url: str) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from psycopg import AsyncConnection
 from psycopg.rows import dict_row, scalar_row
 from psycopg_pool import AsyncConnectionPool
 
@@ -31,6 +32,7 @@ from services.housing.amounts import Bounds, bounds_text
 from services.housing.money import format_manwon as won_text
 from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, named_as_word
 from services.housing.text import topic_particle
+from services.platform.db import read_rows, run_again_on_closed
 from services.platform.team import StepWork
 
 SNAPSHOT_DATE = "2025-10-08"
@@ -300,7 +302,8 @@ async def fetch_listings(pool: AsyncConnectionPool, f: ListingFilters) -> tuple[
     query = build_listing_query(f)
     if query is None:
         return 0, []
-    async with pool.connection() as conn:
+
+    async def read(conn: AsyncConnection) -> tuple[int, list[dict[str, Any]]]:
         total = await (
             await conn.cursor(row_factory=scalar_row).execute(query.count_sql, query.params)
         ).fetchone()
@@ -308,6 +311,9 @@ async def fetch_listings(pool: AsyncConnectionPool, f: ListingFilters) -> tuple[
         rows = await (
             await conn.cursor(row_factory=dict_row).execute(query.rows_sql, query.params)
         ).fetchall()
+        return total, rows
+
+    total, rows = await run_again_on_closed(pool, read)  # a read: safe to run again on a live connection
     return total, [_row(r) for r in rows]
 
 
@@ -460,8 +466,7 @@ async def find_named_complex(pool: AsyncConnectionPool, text: str, f: ListingFil
         f"SELECT complex_id, name, property_type, gu, dong, household_count, {ranges}, {counts}"
         " FROM complexes WHERE strpos(%(text)s, replace(name, ' ', '')) > 0"
     )
-    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-        rows = await (await cur.execute(sql, {"text": compact(text)})).fetchall()
+    rows = await read_rows(pool, sql, {"text": compact(text)})
     return pick_named_complex(text, [_named_complex(r) for r in rows], f)
 
 

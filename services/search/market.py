@@ -30,6 +30,7 @@ from datetime import date
 from operator import attrgetter
 from typing import Any, NamedTuple
 
+from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
@@ -38,6 +39,7 @@ from contracts.search import GroupStats, MarketStats, PriceSummary, RegionMarket
 from services.housing.area import PYEONG_M2, pyeong
 from services.housing.dates import add_months
 from services.housing.money import format_manwon
+from services.platform.db import read_rows, run_again_on_closed
 from services.platform.team import StepWork
 from services.search.listings import (
     COMPLEX_PRICE,
@@ -199,30 +201,34 @@ def regions(
 
 
 async def asking_samples(pool: AsyncConnectionPool, f: ListingFilters) -> list[Sample]:
-    samples: list[Sample] = []
-    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-        if f.complex_types:
-            where = complex_where(f)
-            lo, hi = _complex_price_columns(f.deal_type or "sale")
-            sql = (
-                f"SELECT complex_id, name, gu, dong, subway_station, {lo} AS lo, {hi} AS hi,"
-                " area_rep_m2, area_min_m2, area_max_m2"
-                f" FROM complexes WHERE {where.sql} AND {lo} IS NOT NULL"
-            )
-            rows = await (await cur.execute(sql, where.params)).fetchall()
-            samples += [_complex_sample(r) for r in rows]
-        if f.wants_one_rooms:
-            where = one_room_where(f)
-            price = "deposit_manwon" if f.deal_type == "jeonse" else "monthly_rent_manwon"
-            sql = (
-                f"SELECT listing_id::text AS id, gu, dong, subway_station, {price} AS price,"
-                f" {ONE_ROOM_AREA} AS area FROM one_rooms WHERE {where.sql} AND {price} IS NOT NULL"
-            )
-            rows = await (await cur.execute(sql, where.params)).fetchall()
-            samples += [
-                sample(r["id"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area"]) for r in rows
-            ]
-    return samples
+    async def read(conn: AsyncConnection) -> list[Sample]:
+        samples: list[Sample] = []
+        async with conn.cursor(row_factory=dict_row) as cur:
+            if f.complex_types:
+                where = complex_where(f)
+                lo, hi = _complex_price_columns(f.deal_type or "sale")
+                sql = (
+                    f"SELECT complex_id, name, gu, dong, subway_station, {lo} AS lo, {hi} AS hi,"
+                    " area_rep_m2, area_min_m2, area_max_m2"
+                    f" FROM complexes WHERE {where.sql} AND {lo} IS NOT NULL"
+                )
+                rows = await (await cur.execute(sql, where.params)).fetchall()
+                samples += [_complex_sample(r) for r in rows]
+            if f.wants_one_rooms:
+                where = one_room_where(f)
+                price = "deposit_manwon" if f.deal_type == "jeonse" else "monthly_rent_manwon"
+                sql = (
+                    f"SELECT listing_id::text AS id, gu, dong, subway_station, {price} AS price,"
+                    f" {ONE_ROOM_AREA} AS area FROM one_rooms WHERE {where.sql} AND {price} IS NOT NULL"
+                )
+                rows = await (await cur.execute(sql, where.params)).fetchall()
+                samples += [
+                    sample(r["id"], r["gu"], r["dong"], r["subway_station"], r["price"], r["area"])
+                    for r in rows
+                ]
+        return samples
+
+    return await run_again_on_closed(pool, read)  # a read: safe to run again on a live connection
 
 
 def _complex_price_columns(deal_type: str) -> tuple[str, str]:
@@ -304,8 +310,7 @@ async def contract_samples(
     pool: AsyncConnectionPool, f: ListingFilters, months: int
 ) -> ContractSamples | None:
     sql, params = contract_query(f, months)
-    async with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-        rows = await (await cur.execute(sql, params)).fetchall()
+    rows = await read_rows(pool, sql, params)
     if not rows:
         return None
     window_to = rows[0]["window_to"]
