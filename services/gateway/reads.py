@@ -8,7 +8,6 @@ models exist to be queried); the gateway names them here and imports nothing of 
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
@@ -39,10 +38,7 @@ class Reads:
 
     def connection(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A connection of the pool, waited for at most `acquire_timeout_s`: with Postgres unreachable
-        the pool has none to give, and a request is told so (PoolTimeout, a 503) instead of waiting.
-        Bound to a connection (`on`), that one."""
-        if self.held is not None:
-            return contextlib.nullcontext(self.held)
+        the pool has none to give, and a request is told so (PoolTimeout, a 503) instead of waiting."""
         return self.pool.connection(timeout=self.acquire_timeout_s)
 
     def on(self, conn: AsyncConnection) -> Reads:

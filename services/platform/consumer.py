@@ -72,7 +72,7 @@ from contracts import REGISTRY, Envelope, Event
 from contracts.subjects import filter_for
 from services.platform import telemetry
 from services.platform.bus import Broker, ConsumerPolicy, ensure_stream
-from services.platform.db import run_again_on_closed, transaction
+from services.platform.db import read_rows, transaction
 from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
 from services.platform.outages import backoff, is_outage, store_answers, url_of
@@ -324,15 +324,8 @@ class Consumer:
 
     async def _handled(self, envelope: Envelope) -> bool:
         """Whether the inbox has it already: spares a redelivered message's work (the claim still decides)."""
-
-        async def claimed(conn: AsyncConnection) -> bool:
-            cur = await conn.execute(
-                "SELECT 1 FROM inbox WHERE consumer = %s AND event_id = %s",
-                (self.sub.consumer, envelope.event_id),
-            )
-            return await cur.fetchone() is not None
-
-        return await run_again_on_closed(self.pool, claimed)
+        sql = "SELECT 1 FROM inbox WHERE consumer = %s AND event_id = %s"
+        return bool(await read_rows(self.pool, sql, (self.sub.consumer, envelope.event_id)))
 
     async def _failed(self, msg: Msg, error: Exception, delivery: int) -> Result:
         reason = f"{type(error).__name__}: {error}"

@@ -100,7 +100,7 @@ async def open_pool(
         min_size=min(sizes.min_size, max_size),
         max_size=max_size,
         kwargs={"row_factory": dict_row, "autocommit": True},
-        check=_check_unless_beginning,
+        check=_check_unless_told,
         configure=_configure,
         reconnect_timeout=3600,
         timeout=wait_s,
@@ -114,13 +114,24 @@ async def open_pool(
     return pool
 
 
-# Set while `transaction` or `run_again_on_closed` takes a connection: what runs first on it is the check.
-_BEGIN_CHECKS: ContextVar[bool] = ContextVar("begin_checks", default=False)
+# Set while `_unchecked` takes a connection: the first statement sent on it is the check.
+_FIRST_STATEMENT_CHECKS: ContextVar[bool] = ContextVar("first_statement_checks", default=False)
 
 
-async def _check_unless_beginning(conn: AsyncConnection) -> None:
-    if not _BEGIN_CHECKS.get():
+async def _check_unless_told(conn: AsyncConnection) -> None:
+    if not _FIRST_STATEMENT_CHECKS.get():
         await AsyncConnectionPool.check_connection(conn)
+
+
+async def _unchecked(
+    held: contextlib.AsyncExitStack, pool: AsyncConnectionPool, timeout: float | None = None
+) -> AsyncConnection:
+    """A connection of the pool, without the checkout's check, held until `held` closes."""
+    told = _FIRST_STATEMENT_CHECKS.set(True)
+    try:
+        return await held.enter_async_context(pool.connection(timeout))
+    finally:
+        _FIRST_STATEMENT_CHECKS.reset(told)
 
 
 @contextlib.asynccontextmanager
@@ -131,11 +142,7 @@ async def transaction(pool: AsyncConnectionPool) -> AsyncIterator[AsyncConnectio
     check would have done. What fails once the transaction has begun is the caller's, as before."""
     for attempt in range(pool.max_size + 1):
         async with contextlib.AsyncExitStack() as held:
-            told = _BEGIN_CHECKS.set(True)
-            try:
-                conn = await held.enter_async_context(pool.connection())
-            finally:
-                _BEGIN_CHECKS.reset(told)
+            conn = await _unchecked(held, pool)
             try:
                 await held.enter_async_context(conn.transaction())
             except psycopg.OperationalError:
@@ -153,27 +160,19 @@ async def run_again_on_closed(
     timeout: float | None = None,
 ) -> T:
     """`work` on a connection of the pool, with no checkout check, for work that is safe to run again
-    (an append: an event already stored is returned as stored). A connection the server has closed
-    fails at `work`'s first statement and is dropped by the pool; `work` runs again on another, as
-    the check would have done. `timeout`: how long a checkout waits (the pool's own when None)."""
+    (an append: an event already stored is returned as stored; a read). A connection the server has
+    closed fails at `work`'s first statement and is dropped by the pool; `work` runs again on another,
+    as the check would have done. `timeout`: how long a checkout waits (the pool's own when None)."""
     for attempt in range(pool.max_size + 1):
-        told = _BEGIN_CHECKS.set(True)
-        try:
-            held = pool.connection(timeout)
-            conn = await held.__aenter__()
-        finally:
-            _BEGIN_CHECKS.reset(told)
-        try:
-            result = await work(conn)
-        except BaseException as e:
-            closed = conn.closed
-            await held.__aexit__(type(e), e, e.__traceback__)
-            if isinstance(e, psycopg.OperationalError) and closed and attempt < pool.max_size:
-                continue
-            raise
-        await held.__aexit__(None, None, None)
-        return result
-    raise AssertionError("unreachable: the last attempt raises")
+        async with contextlib.AsyncExitStack() as held:
+            conn = await _unchecked(held, pool, timeout)
+            try:
+                return await work(conn)
+            except psycopg.OperationalError:
+                if conn.closed and attempt < pool.max_size:
+                    continue
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 async def read_rows(
