@@ -82,6 +82,8 @@ from services.platform.settings import InfraSettings
 log = logging.getLogger("jipsa.consumer")
 DECISION_RACES = 5
 LAG_SAMPLE_S = 5.0
+# Sent with the transaction's BEGIN (db.transaction): the inbox row is the handler's claim on the event.
+CLAIM_SQL = "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING 1"
 FETCH_WAIT_S = 1.0  # how long one fetch waits for a message before FastStream asks again
 OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S = 0.5, 5.0
 Result = Literal["handled", "duplicate", "retry", "parked"]
@@ -296,13 +298,10 @@ class Consumer:
             prepared = await self.sub.prepare(envelope, event)
         for race in range(DECISION_RACES):
             try:
-                async with transaction(self.pool) as conn:
-                    claim = await conn.execute(
-                        "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s)"
-                        " ON CONFLICT DO NOTHING RETURNING 1",
-                        (self.sub.consumer, envelope.event_id),
-                    )
-                    if await claim.fetchone() is None:
+                claim = (CLAIM_SQL, (self.sub.consumer, envelope.event_id))
+                async with transaction(self.pool, claim) as begun:
+                    conn, (claimed,) = begun.conn, begun.rows
+                    if not claimed:
                         return "duplicate"
                     outcome = await self.sub.handler(
                         HandlerContext(conn, self.store, envelope, event, delivery, prepared)

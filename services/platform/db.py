@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
@@ -134,22 +135,43 @@ async def _unchecked(
         _FIRST_STATEMENT_CHECKS.reset(told)
 
 
+Statement = tuple[str, Sequence[Any] | Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Begun:
+    """A transaction begun by `transaction`: its connection, and the rows of its opening statements."""
+
+    conn: AsyncConnection
+    rows: list[list[dict[str, Any]]]
+
+
 @contextlib.asynccontextmanager
-async def transaction(pool: AsyncConnectionPool) -> AsyncIterator[AsyncConnection]:
-    """A transaction on a connection of the pool, with no checkout check: its BEGIN is one, a round
-    trip that was needed anyway. A connection the server has closed (Postgres restarted) fails at
-    BEGIN, before anything is done, and is dropped by the pool; another is taken at once, as the
-    check would have done. What fails once the transaction has begun is the caller's, as before."""
+async def transaction(pool: AsyncConnectionPool, *opening: Statement) -> AsyncIterator[Begun]:
+    """A transaction on a connection of the pool, begun in one round trip with its `opening` statements
+    (each must return rows): BEGIN and they go in a pipeline, and the server runs them in order, each
+    under a snapshot of its own taken when it starts, as if sent one by one.
+
+    No checkout check: BEGIN is one. A connection the server has closed (Postgres restarted) fails
+    there, before anything is done, and is dropped by the pool; another is taken at once, as the check
+    would have done. What fails once the transaction has begun is the caller's, as before."""
     for attempt in range(pool.max_size + 1):
         async with contextlib.AsyncExitStack() as held:
             conn = await _unchecked(held, pool)
             try:
-                await held.enter_async_context(conn.transaction())
+                async with conn.pipeline():
+                    # The transaction object itself, not conn.transaction(): in a pipeline that one
+                    # waits for its BEGIN before the block runs, a round trip of its own.
+                    await held.enter_async_context(psycopg.AsyncTransaction(conn))
+                    reads = [conn.cursor(row_factory=dict_row) for _ in opening]
+                    for cursor, (sql, params) in zip(reads, opening, strict=True):
+                        await cursor.execute(sql, params)
+                rows = [await cursor.fetchall() for cursor in reads]
             except psycopg.OperationalError:
                 if conn.closed and attempt < pool.max_size:
                     continue
                 raise
-            yield conn
+            yield Begun(conn, rows)
             return
 
 

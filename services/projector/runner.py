@@ -37,7 +37,16 @@ from services.platform.eventstore import EventStore
 from services.platform.outages import url_of
 from services.platform.wakeup import StoreWakeup
 from services.projector.handlers import Held, apply
-from services.projector.store import clear, lock_checkpoint, read_batch, save_checkpoint
+from services.projector.store import (
+    Batch,
+    batch_of,
+    clear,
+    lock_checkpoint,
+    locked_batch,
+    position_of,
+    read_batch,
+    save_checkpoint,
+)
 
 
 class Projector:
@@ -94,11 +103,16 @@ class Projector:
             )
 
     async def _apply_next_batch(self) -> int:
-        async with transaction(self.store.pool) as conn:
-            return await self._apply_batch(conn)
+        # One round trip begins the transaction, locks the checkpoint and reads the batch after it.
+        async with transaction(self.store.pool, *locked_batch(self.batch_size)) as begun:
+            locked, rows = begun.rows
+            position_of(locked)
+            return await self._apply(begun.conn, batch_of(rows))
 
     async def _apply_batch(self, conn: AsyncConnection) -> int:
-        batch = await read_batch(conn, await lock_checkpoint(conn), self.batch_size)
+        return await self._apply(conn, await read_batch(conn, await lock_checkpoint(conn), self.batch_size))
+
+    async def _apply(self, conn: AsyncConnection, batch: Batch) -> int:
         if batch.records:
             # A pipeline: the rows read are waited for as before, the writes after them (the projections'
             # rows, the checkpoint and its notice) go in one round trip instead of one each.

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row, scalar_row
+from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
+from services.platform.db import Statement
 from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_row
 from services.platform.wakeup import PROJECTIONS_CHANNEL
 from services.projector.final_state import FinalState, history_entry
@@ -64,13 +65,16 @@ async def save_checkpoint(conn: AsyncConnection, position: int) -> None:
 
 async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
     lock = " FOR UPDATE" if for_update else ""
-    cur = conn.cursor(row_factory=scalar_row)
-    position = await (
-        await cur.execute(f"SELECT position FROM checkpoints WHERE name = %s{lock}", (name,))
-    ).fetchone()
-    if position is None:
+    cur = conn.cursor(row_factory=dict_row)
+    await cur.execute(f"SELECT position FROM checkpoints WHERE name = %s{lock}", (name,))
+    return position_of(await cur.fetchall(), name)
+
+
+def position_of(rows: list[dict[str, Any]], name: str = CHECKPOINT) -> int:
+    """The checkpoint's position from the rows that read it."""
+    if not rows:
         raise MissingCheckpoint(f"no checkpoint {name!r}: run the migrations (alembic upgrade head)")
-    return position
+    return rows[0]["position"]
 
 
 async def clear(conn: AsyncConnection) -> None:
@@ -85,8 +89,9 @@ _BATCH_SQL = (
     " t.last_position AS todo_at, f.last_position AS final_at"
     " FROM events e LEFT JOIN todos t ON t.run_id = e.correlation_id"
     " LEFT JOIN final_states f ON f.run_id = e.correlation_id"
-    " WHERE e.position > %s ORDER BY e.position LIMIT %s"
+    " WHERE e.position > {after} ORDER BY e.position LIMIT %s"
 )
+_LOCK_SQL = "SELECT position FROM checkpoints WHERE name = %s FOR UPDATE"
 
 
 @dataclass(frozen=True)
@@ -99,12 +104,22 @@ class Batch:
     final_at: dict[str, int]
 
 
+def locked_batch(limit: int) -> tuple[Statement, Statement]:
+    """The statements that lock the checkpoint, then read the events after it with their runs'
+    positions: sent with their transaction's BEGIN (db.transaction), read with `position_of` and
+    `batch_of`. The read is a statement of its own: a statement's snapshot is taken when it starts, so
+    one that waited for the lock would not see the rows the replica it waited for had just committed."""
+    after = "(SELECT position FROM checkpoints WHERE name = %s)"
+    return (_LOCK_SQL, (CHECKPOINT,)), (_BATCH_SQL.format(after=after), (CHECKPOINT, limit))
+
+
 async def read_batch(conn: AsyncConnection, after: int, limit: int) -> Batch:
-    """The events after `after` with their runs' stored positions, in one statement. Called with the
-    checkpoint locked, in a statement of its own: a statement's snapshot is taken when it starts, so one
-    that waited for the lock would not see the rows the replica it waited for had just committed."""
-    cur = await conn.cursor(row_factory=dict_row).execute(_BATCH_SQL, (after, limit))
-    rows = await cur.fetchall()
+    """The events after `after` with their runs' stored positions, in one statement."""
+    cur = await conn.cursor(row_factory=dict_row).execute(_BATCH_SQL.format(after="%s"), (after, limit))
+    return batch_of(await cur.fetchall())
+
+
+def batch_of(rows: list[dict[str, Any]]) -> Batch:
     return Batch(
         [recorded_from_row(r) for r in rows],
         {r["correlation_id"]: r["todo_at"] for r in rows if r["todo_at"] is not None},

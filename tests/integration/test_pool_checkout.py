@@ -75,18 +75,41 @@ async def test_a_transaction_after_the_server_closed_its_connections_begins_on_a
     fails at BEGIN and another is taken, so the caller never sees the closed ones."""
     async with closed_by_the_server(database_url, monkeypatch, size=3, closed=2) as (pool, killed):
         for _ in range(3):
-            async with transaction(pool) as conn:
+            async with transaction(pool) as begun:
+                conn = begun.conn
                 await conn.execute("CREATE TEMPORARY TABLE IF NOT EXISTS t (x int)")
                 assert conn.info.backend_pid not in killed
                 assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+
+
+async def test_a_transaction_begun_with_its_opening_statements_runs_them_in_order_on_a_live_one(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The opening statements go with BEGIN in one round trip, yet run in order inside the transaction:
+    the second sees the first's row, and a closed connection is replaced before either counts."""
+    with psycopg.connect(database_url, autocommit=True) as admin:  # not through the pool: its checkout
+        admin.execute("CREATE TABLE opened (x int)")  # would replace the closed connections
+    async with closed_by_the_server(database_url, monkeypatch, size=3, closed=2) as (pool, killed):
+        for x in range(3):
+            insert = ("INSERT INTO opened VALUES (%s) RETURNING x", (x,))
+            count = (
+                "SELECT count(*) AS n, txid_current_if_assigned() IS NOT NULL AS writing FROM opened",
+                (),
+            )
+            async with transaction(pool, insert, count) as begun:
+                assert begun.rows == [[{"x": x}], [{"n": x + 1, "writing": True}]]
+                assert begun.conn.info.backend_pid not in killed
+        async with pool.connection() as conn:
+            rows = await (await conn.execute("SELECT x FROM opened ORDER BY x")).fetchall()
+            assert rows == [{"x": 0}, {"x": 1}, {"x": 2}]
 
 
 async def test_a_transaction_that_fails_rolls_back(database_url: str) -> None:
     pool = await open_pool(database_url, max_size=1)
     try:
         with pytest.raises(ZeroDivisionError):
-            async with transaction(pool) as conn:
-                await conn.execute("CREATE TABLE rolled_back (x int)")
+            async with transaction(pool, ("SELECT 1 AS one", ())) as begun:
+                await begun.conn.execute("CREATE TABLE rolled_back (x int)")
                 raise ZeroDivisionError
         async with pool.connection() as conn:
             found = await (await conn.execute("SELECT to_regclass('rolled_back') AS t")).fetchone()
