@@ -2,34 +2,45 @@
 
 Following
 ---------
-It reads the log in position order, but never past the projector's checkpoint (`checkpoints`,
-'projections'), so the todo read from the projection for a step event reflects at least that event.
-It wakes on the projector's commit notice (`jipsa_projections`), which carries the new checkpoint, and
-polls as a safety net (reading the checkpoint then). Each event is rendered once (messages.py) and
+It reads the log in position order, each read with the projector's checkpoint of the same snapshot
+(`checkpoints`, 'projections'). An event whose message shows the run's todo (messages.SHOWING_TODO) is
+rendered only once the checkpoint has reached it, so the todo read from the projection reflects at least
+that event: the follower stops before the first such event past the checkpoint and goes on when the
+projector's commit notice (`jipsa_projections`, carrying the new checkpoint) reaches it. Every other
+event (a question, a plan, an answer) is rendered as soon as its append's notice arrives, without
+waiting for the projector. It polls as a safety net. Each event is rendered once (messages.py) and
 offered to the sockets of the event's session; an Outbox per socket drops any position at or below the
 last one it sent, so positions only go up on a socket.
 
+So every event at or below the follower's cursor has been offered, and every todo-showing one among them
+was at or below the checkpoint when it was: the checkpoint only grows, so at any later moment all of
+them are at or below it.
+
 Where a socket starts
 ---------------------
-A socket is registered *held* before anything is read for it, then the head is read: live messages that
-arrive meanwhile are kept, and released above the head (a plain connection starts live from the head).
-Registering first matters: had we read the head first, an event projected and fanned out between that
-read and the registration would be missed. The follower only renders the sessions that have a socket
-when it reads a batch; a socket registered after that read is safe, because its starting point (head or
-checkpoint, read after registering) is at or above everything the batch held.
+A socket is registered *held* before anything is read for it, then the head of the log is read: live
+messages that arrive meanwhile are kept, and released above the head (a plain connection starts live from
+the head). Registering first matters: had we read the head first, an event offered between that read and
+the registration would be missed. The follower only renders the sessions that have a socket when it
+reads a batch; a socket registered after that read is safe, because the head, read after registering, is
+at or above everything the batch held.
 
 Resume without gap or duplicate
 -------------------------------
 `resume {after_position: X}` on a socket:
 1. hold the socket: from now on live messages are kept aside, not sent;
-2. read the checkpoint C *after* holding. Every live message offered before the hold came from a batch
-   read at or below the checkpoint of its time, and the checkpoint only grows, so all of them are <= C;
-3. replay the session's events in (X', C] (X' = max(X, the last position this socket sent: a position
-   already sent is never sent again), through the same rendering, in position order;
-4. release: the held live messages pass the same position check. Those <= C were just replayed and are
-   dropped; those > C were all offered after the hold (point 2) and arrive in order. Nothing in (X', C]
-   is missing (the replay read it all) and nothing above C is missing (the follower reads the log without
-   holes and each of those offers was held or sent after the replay).
+2. read the checkpoint C and the head H *after* holding. Every live message offered before the hold was
+   of an event committed before it, so <= H;
+3. replay the session's events in (X', H] (X' = max(X, the last position this socket sent: a position
+   already sent is never sent again)), through the same rendering, in position order, stopping before
+   the first todo-showing event past C, at T say. No event at or above T was offered before the hold:
+   the follower cannot have passed T unless the checkpoint had reached it, and then C, read later, would
+   have too;
+4. release: the held live messages pass the same position check. Those up to the last replayed position
+   were just replayed and are dropped; the rest (everything from T on, or above H) were all offered after
+   the hold and arrive in order. Nothing in (X', H] before T is missing (the replay read it all) and
+   nothing after it is missing (the follower reads the log without holes and each of those offers was
+   held or sent after the replay).
 The log itself has no late holes: the store serialises appends, so a position is visible only after
 every lower one.
 
@@ -59,7 +70,7 @@ from services.gateway.reads import Reads
 from services.platform.db import run_again_on_closed
 from services.platform.eventstore import Recorded
 from services.platform.recent import Recent
-from services.platform.wakeup import PROJECTIONS_CHANNEL, StoreWakeup
+from services.platform.wakeup import APPENDS, PROJECTIONS_CHANNEL, StoreWakeup
 
 
 async def render(
@@ -122,7 +133,8 @@ class Follower:
         self.cursor: int | None = None  # every event at or below it has been offered
         self.store_lost = False  # the last catch-up could not reach Postgres
         self._outboxes: dict[str, set[Outbox]] = defaultdict(set)
-        self._notices: StoreWakeup | None = None  # the projector's, while `run` follows them
+        self.waiting_at: int | None = None  # the todo-showing event it stopped before, until projected
+        self._notices: StoreWakeup | None = None  # the appends' and the projector's, while `run` follows
         self._questions: Recent[str, dict[str, Any]] = Recent()  # with_plan_facts's, of runs in flight
 
     def register(self, outbox: Outbox) -> None:
@@ -153,18 +165,18 @@ class Follower:
         """Replay the session's messages after `after_position`, then go on live (see the module doc)."""
         outbox.hold()
         try:
-            ceiling = await self.reads.checkpoint()
+            projected, head = await self.reads.checkpoint(), await self.reads.head()
             outbox.restart_after(after_position)
             async for message in self._replayed(
-                outbox.session_id, max(after_position, outbox.sent_up_to), ceiling
+                outbox.session_id, max(after_position, outbox.sent_up_to), head, projected
             ):
                 outbox.send_event(message)
         finally:
             outbox.release(after_position)
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Follow the projector's checkpoint until `stop`, through Postgres restarts."""
-        async with StoreWakeup(self.database_url, PROJECTIONS_CHANNEL) as wakeup:
+        """Follow the log and the projector's checkpoint until `stop`, through Postgres restarts."""
+        async with StoreWakeup(self.database_url, (PROJECTIONS_CHANNEL, *APPENDS)) as wakeup:
             self._notices = wakeup
             await wakeup.follow(
                 stop,
@@ -189,38 +201,60 @@ class Follower:
         self.store_lost = False
 
     async def catch_up(self) -> None:
-        # The projector's notice carries its new checkpoint: the store is asked only after a poll or a
-        # reconnection, when a notice may have been missed.
-        told = self._notices.take_position() if self._notices is not None else None
-        if told is not None and self.cursor is not None and told <= self.cursor:
-            return  # a notice of what a poll already read
+        if self._notices is not None:
+            told, appended = self._notices.take_position(), self._notices.take_appended()
+            # Only a poll, a reconnection or an append's notice can bring something new to read; the
+            # projector's notice matters when it reaches the event the follower stopped before.
+            if not appended and told is not None and self.cursor is not None:
+                if self.waiting_at is None or told < self.waiting_at:
+                    return
         # On a connection taken without the checkout's check: a catch-up is safe to run again, since
         # an outbox drops a position it has sent (db.run_again_on_closed).
         await run_again_on_closed(
             self.reads.pool,
-            lambda conn: self._catch_up_on(self.reads.on(conn), told),
+            lambda conn: self._catch_up_on(self.reads.on(conn)),
             timeout=self.reads.acquire_timeout_s,
         )
 
-    async def _catch_up_on(self, reads: Reads, told: int | None) -> None:
-        ceiling = told if told is not None else await reads.checkpoint()
+    async def _catch_up_on(self, reads: Reads) -> None:
         if self.cursor is None:
             # Nothing below the checkpoint at start can concern a socket: each starts at or above it.
-            self.cursor = ceiling
-        while self.cursor < ceiling:
-            records = await reads.events_after(self.cursor, ceiling, self.batch_size)
-            listened = [r for r in records if r.envelope.session_id in self._outboxes]
+            self.cursor = await reads.checkpoint()
+        while True:
+            records, projected = await reads.events_after(self.cursor, self.batch_size)
+            shown = projected_prefix(records, projected or 0)
+            listened = [r for r in shown if r.envelope.session_id in self._outboxes]
             for session_id, message in await render(reads, listened, self._questions):
                 if session_id is None:  # only events of listened sessions were rendered
                     continue
                 for outbox in list(self._outboxes.get(session_id, ())):
                     outbox.offer(message)
-            # Positions can have holes (a rolled-back append); a short batch means "up to the ceiling".
-            self.cursor = records[-1].position if len(records) == self.batch_size else ceiling
+            if shown:
+                self.cursor = shown[-1].position
+            if len(shown) < len(records):  # the next event waits for the projector
+                self.waiting_at = records[len(shown)].position
+                return
+            self.waiting_at = None
+            if len(records) < self.batch_size:  # appends are serialised: nothing older can still appear
+                return
 
-    async def _replayed(self, session_id: str, after: int, ceiling: int) -> AsyncIterator[Message]:
-        while after < ceiling:
-            records = await self.reads.session_events(session_id, after, ceiling, self.batch_size)
-            for _, message in await render(self.reads, records, self._questions):
+    async def _replayed(
+        self, session_id: str, after: int, head: int, projected: int
+    ) -> AsyncIterator[Message]:
+        while after < head:
+            records = await self.reads.session_events(session_id, after, head, self.batch_size)
+            shown = projected_prefix(records, projected)
+            for _, message in await render(self.reads, shown, self._questions):
                 yield message
-            after = records[-1].position if len(records) == self.batch_size else ceiling
+            if len(shown) < len(records) or len(records) < self.batch_size:
+                return
+            after = records[-1].position
+
+
+def projected_prefix(records: list[Recorded], projected: int) -> list[Recorded]:
+    """`records` up to the first whose message shows a todo the projections do not reflect yet (past
+    their checkpoint, `projected`)."""
+    for i, record in enumerate(records):
+        if record.position > projected and record.envelope.event_type in messages.SHOWING_TODO:
+            return records[:i]
+    return records

@@ -54,8 +54,10 @@ class Reads:
         row = await self._one("SELECT position FROM checkpoints WHERE name = %s", (PROJECTIONS_CHECKPOINT,))
         return row["position"] if row else 0
 
-    async def events_after(self, after: int, up_to: int, limit: int) -> list[Recorded]:
-        return await self._log(store_reads.events_between, after, up_to, limit)
+    async def events_after(self, after: int, limit: int) -> tuple[list[Recorded], int | None]:
+        """The log after `after` (at most `limit` events) and how far the projections were built when it
+        was read (None when nothing was)."""
+        return await self._log(store_reads.events_and_checkpoint, after, limit, PROJECTIONS_CHECKPOINT)
 
     async def session_events(self, session_id: str, after: int, up_to: int, limit: int) -> list[Recorded]:
         return await self._log(store_reads.session_events, session_id, after, up_to, limit)

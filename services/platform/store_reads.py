@@ -94,14 +94,18 @@ async def outgoing_after(conn: AsyncConnection, after: int, limit: int) -> list[
     ]
 
 
-async def events_between(conn: AsyncConnection, after: int, up_to: int, limit: int) -> list[Recorded]:
-    """The log in position order, after `after` and up to `up_to`, at most `limit` events."""
-    return await _recorded(
-        conn,
-        f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s AND position <= %s"
-        " ORDER BY position LIMIT %s",
-        (after, up_to, limit),
+async def events_and_checkpoint(
+    conn: AsyncConnection, after: int, limit: int, checkpoint: str
+) -> tuple[list[Recorded], int | None]:
+    """The log after `after` in position order, at most `limit` events, and where the `checkpoint` stood
+    when they were read (None when no event was read): one statement, so one snapshot."""
+    cur = await conn.cursor(row_factory=dict_row).execute(
+        f"SELECT {EVENT_COLUMNS}, (SELECT c.position FROM checkpoints c WHERE c.name = %s) AS checkpoint"
+        " FROM events WHERE position > %s ORDER BY position LIMIT %s",
+        (checkpoint, after, limit),
     )
+    rows = await cur.fetchall()
+    return [recorded_from_row(r) for r in rows], rows[0]["checkpoint"] if rows else None
 
 
 async def session_events(

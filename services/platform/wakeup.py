@@ -34,16 +34,20 @@ Woken = Literal["unannounced", "announced"] | None  # what a wait heard: the fir
 PROJECTIONS_CHANNEL = "jipsa_projections"
 
 
-class StoreWakeup:
-    """Wait for a notice on `channel`: the store's appends by default (both kinds), or the projector's
-    checkpoints."""
+APPENDS = (NOTIFY_CHANNEL, ANNOUNCED_CHANNEL)  # the store's appends, both kinds
 
-    def __init__(self, database_url: str, channel: str = NOTIFY_CHANNEL) -> None:
+
+class StoreWakeup:
+    """Wait for a notice on `channels`: the store's appends by default (both kinds), and (the gateway's
+    follower) the projector's checkpoints."""
+
+    def __init__(self, database_url: str, channels: tuple[str, ...] = APPENDS) -> None:
         self.database_url = database_url
-        self.channels = (channel, ANNOUNCED_CHANNEL) if channel == NOTIFY_CHANNEL else (channel,)
+        self.channels = channels
         self._notified = asyncio.Event()  # any notice
         self._unannounced = asyncio.Event()  # a notice of anything but an announced append
         self._position: int | None = None  # the furthest position a notice carried, not yet taken
+        self._appended = False  # an append's notice came since the last `take_appended`
         self._listener: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> StoreWakeup:
@@ -105,7 +109,8 @@ class StoreWakeup:
                 async with await AsyncConnection.connect(self.database_url, autocommit=True) as conn:
                     for channel in self.channels:
                         await conn.execute(f"LISTEN {channel}")
-                    self._heard(self.channels[0])  # we may have missed notices while (re)connecting
+                    for channel in self.channels:  # we may have missed notices while (re)connecting
+                        self._heard(channel)
                     async for notice in conn.notifies():
                         self._heard(notice.channel, notice.payload)
             except Exception as e:  # Postgres restarting: followers keep polling meanwhile
@@ -118,9 +123,17 @@ class StoreWakeup:
         position, self._position = self._position, None
         return position
 
+    def take_appended(self) -> bool:
+        """Whether an append's notice (or a reconnection, which may have missed one) came since the last
+        take."""
+        appended, self._appended = self._appended, False
+        return appended
+
     def _heard(self, channel: str, payload: str = "") -> None:
         if payload.isdigit():
             self._position = max(self._position or 0, int(payload))
+        if channel in APPENDS:
+            self._appended = True
         self._notified.set()
         if channel != ANNOUNCED_CHANNEL:
             self._unannounced.set()

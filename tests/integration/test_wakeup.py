@@ -56,7 +56,7 @@ async def test_the_projectors_notices_tell_how_far_it_has_built(store: EventStor
     """The position a notice carries is told once taken, the furthest first; a notice without one (as on
     reconnecting) tells none, so the follower asks the store then."""
     stop = asyncio.Event()
-    async with StoreWakeup(database_url, PROJECTIONS_CHANNEL) as wakeup:
+    async with StoreWakeup(database_url, (PROJECTIONS_CHANNEL,)) as wakeup:
         await heard_after(wakeup, stop)
         assert wakeup.take_position() is None
         async with store.pool.connection() as conn:
