@@ -130,16 +130,25 @@ class Publisher:
         pass's save, and publishing those events again is harmless."""
         at = await self.position()
         total = 0
-        while events := await self._read(at.position):
+        events = await self._read(at.position)
+        while events:
+            # A full batch: the next is read while this one's acknowledgements come back. A short one
+            # ends the pass (appends are serialised: nothing older can still appear).
+            full = len(events) == self.batch
+            ahead = asyncio.create_task(self._read(events[-1].position)) if full else None
             try:
                 last_seq = await self._publish(events, at)
             except StreamLost:
+                await _dropped(ahead)
                 at = await self.refeed()
+                events = await self._read(at.position)
                 continue
+            except BaseException:
+                await _dropped(ahead)
+                raise
             at = self._at = replace(at, position=events[-1].position, stream_seq=last_seq)
             total += len(events)
-            if len(events) < self.batch:  # appends are serialised: nothing older can still appear
-                break
+            events = await ahead if ahead is not None else []
         if total:
             await self._save(at)
         return total
@@ -257,6 +266,16 @@ class Publisher:
                 """,
                 (CHECKPOINT, checkpoint.position, checkpoint.stream_seq, checkpoint.stream_created),
             )
+
+
+async def _dropped(task: asyncio.Task[list[Outgoing]] | None) -> None:
+    """A read ahead no longer wanted: cancelled and its end waited for (asyncio.wait: a cancellation of
+    the caller still propagates), its failure if any retrieved, since nobody wants its result."""
+    if task is not None:
+        task.cancel()
+        await asyncio.wait([task])
+        if not task.cancelled():
+            task.exception()
 
 
 async def main() -> None:

@@ -13,7 +13,7 @@ from services.platform.bus import ConsumerPolicy, ensure_stream
 from services.platform.consumer import Consumer, HandlerContext, Outcome, Subscription
 from services.platform.deadletters import list_dead_letters, replay
 from services.platform.eventstore import EventStore, append_in
-from services.platform.publisher import Announcer, Publisher, headers_of
+from services.platform.publisher import Announcer, Publisher, StreamLost, headers_of
 from services.platform.settings import InfraSettings
 from services.platform.store_reads import Outgoing
 from tests.integration.bus_helpers import count_events, plan_once, query_event, running, wait_until
@@ -99,6 +99,44 @@ async def test_a_wiped_stream_refilled_past_the_relay_is_still_refed(store, nc, 
     await publisher.verify_stream()
     assert await publisher.publish_pending() == 3
     assert (await js.stream_info(infra.stream_name)).state.messages == 8
+
+
+async def test_a_pass_of_several_batches_publishes_every_event_once_in_position_order(
+    store, nc, infra
+) -> None:
+    """Each full batch's successor is read while its acknowledgements come back: the stream still gets
+    every event once, in the log's order, and the checkpoint ends at the last."""
+    recorded = await store.append([query_event(f"r{i}") for i in range(10)])
+    publisher = Publisher(store.pool, nc.jetstream(), infra, batch=4)
+    await publisher.verify_stream()
+    assert await publisher.publish_pending() == 10
+    js = nc.jetstream()
+    positions = [(await js.get_msg(infra.stream_name, seq)).headers["Jipsa-Position"] for seq in range(1, 11)]
+    assert positions == [str(r.position) for r in recorded]
+    assert (await publisher.checkpoint()).position == recorded[-1].position
+
+
+async def test_a_stream_lost_in_the_middle_of_a_pass_is_refed_from_the_start(
+    store, nc, infra, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch read ahead is dropped and the pass starts again from the first event; JetStream keeps
+    one copy of each."""
+    recorded = await store.append([query_event(f"r{i}") for i in range(10)])
+    publisher = Publisher(store.pool, nc.jetstream(), infra, batch=4)
+    await publisher.verify_stream()
+    publish, calls = Publisher._publish_batch, []
+
+    async def losing_the_second(self, events, checkpoint):
+        calls.append(len(events))
+        if len(calls) == 2:
+            raise StreamLost
+        return await publish(self, events, checkpoint)
+
+    monkeypatch.setattr(Publisher, "_publish_batch", losing_the_second)
+    assert await publisher.publish_pending() == 4 + 10
+    assert calls == [4, 4, 4, 4, 2]
+    assert (await nc.jetstream().stream_info(infra.stream_name)).state.messages == 10
+    assert (await publisher.checkpoint()).position == recorded[-1].position
 
 
 async def test_a_slow_message_holds_only_itself(store, nc, infra) -> None:
