@@ -201,13 +201,16 @@ class Follower:
         self.store_lost = False
 
     async def catch_up(self) -> None:
-        if self._notices is not None:
+        if self._notices is not None and self.cursor is not None:
             told, appended = self._notices.take_position(), self._notices.take_appended()
-            # Only a poll, a reconnection or an append's notice can bring something new to read; the
-            # projector's notice matters when it reaches the event the follower stopped before.
-            if not appended and told is not None and self.cursor is not None:
-                if self.waiting_at is None or told < self.waiting_at:
+            # What a notice can bring: an append, something to show unless an event waits for the
+            # projector (nothing after it can pass it); the projector's, the event it waits for. A wake
+            # with neither is a poll, which always reads.
+            if self.waiting_at is not None:
+                if (appended or told is not None) and (told is None or told < self.waiting_at):
                     return
+            elif told is not None and not appended:
+                return
         # On a connection taken without the checkout's check: a catch-up is safe to run again, since
         # an outbox drops a position it has sent (db.run_again_on_closed).
         await run_again_on_closed(
