@@ -86,7 +86,7 @@ class Projector:
             await clear(conn)
             await save_checkpoint(conn, 0)
             folded = 0
-            while batch := await self._apply_batch(conn):
+            while batch := await self._apply_batch(conn, await read_batch(conn, self.batch_size)):
                 folded += batch
             return folded
 
@@ -106,13 +106,10 @@ class Projector:
         # One round trip begins the transaction, locks the checkpoint and reads the batch after it.
         async with transaction(self.store.pool, *locked_batch(self.batch_size)) as begun:
             locked, rows = begun.rows
-            position_of(locked)
-            return await self._apply(begun.conn, batch_of(rows))
+            position_of(locked)  # a database without its checkpoint row is not migrated: say so
+            return await self._apply_batch(begun.conn, batch_of(rows))
 
-    async def _apply_batch(self, conn: AsyncConnection) -> int:
-        return await self._apply(conn, await read_batch(conn, await lock_checkpoint(conn), self.batch_size))
-
-    async def _apply(self, conn: AsyncConnection, batch: Batch) -> int:
+    async def _apply_batch(self, conn: AsyncConnection, batch: Batch) -> int:
         if batch.records:
             # A pipeline: the rows read are waited for as before, the writes after them (the projections'
             # rows, the checkpoint and its notice) go in one round trip instead of one each.

@@ -63,10 +63,13 @@ async def save_checkpoint(conn: AsyncConnection, position: int) -> None:
     )
 
 
+_CHECKPOINT_SQL = "SELECT position FROM checkpoints WHERE name = %s"
+_LOCK_SQL = f"{_CHECKPOINT_SQL} FOR UPDATE"
+
+
 async def _checkpoint(conn: AsyncConnection, name: str, *, for_update: bool) -> int:
-    lock = " FOR UPDATE" if for_update else ""
     cur = conn.cursor(row_factory=dict_row)
-    await cur.execute(f"SELECT position FROM checkpoints WHERE name = %s{lock}", (name,))
+    await cur.execute(_LOCK_SQL if for_update else _CHECKPOINT_SQL, (name,))
     return position_of(await cur.fetchall(), name)
 
 
@@ -89,9 +92,8 @@ _BATCH_SQL = (
     " t.last_position AS todo_at, f.last_position AS final_at"
     " FROM events e LEFT JOIN todos t ON t.run_id = e.correlation_id"
     " LEFT JOIN final_states f ON f.run_id = e.correlation_id"
-    " WHERE e.position > {after} ORDER BY e.position LIMIT %s"
+    f" WHERE e.position > ({_CHECKPOINT_SQL}) ORDER BY e.position LIMIT %s"
 )
-_LOCK_SQL = "SELECT position FROM checkpoints WHERE name = %s FOR UPDATE"
 
 
 @dataclass(frozen=True)
@@ -105,17 +107,17 @@ class Batch:
 
 
 def locked_batch(limit: int) -> tuple[Statement, Statement]:
-    """The statements that lock the checkpoint, then read the events after it with their runs'
-    positions: sent with their transaction's BEGIN (db.transaction), read with `position_of` and
-    `batch_of`. The read is a statement of its own: a statement's snapshot is taken when it starts, so
-    one that waited for the lock would not see the rows the replica it waited for had just committed."""
-    after = "(SELECT position FROM checkpoints WHERE name = %s)"
-    return (_LOCK_SQL, (CHECKPOINT,)), (_BATCH_SQL.format(after=after), (CHECKPOINT, limit))
+    """The statements that lock the checkpoint, then read the batch after it (`read_batch`'s): sent with
+    their transaction's BEGIN (db.transaction), read with `position_of` and `batch_of`."""
+    return (_LOCK_SQL, (CHECKPOINT,)), (_BATCH_SQL, (CHECKPOINT, limit))
 
 
-async def read_batch(conn: AsyncConnection, after: int, limit: int) -> Batch:
-    """The events after `after` with their runs' stored positions, in one statement."""
-    cur = await conn.cursor(row_factory=dict_row).execute(_BATCH_SQL.format(after="%s"), (after, limit))
+async def read_batch(conn: AsyncConnection, limit: int) -> Batch:
+    """The events after the checkpoint, which the caller has locked, with their runs' stored positions,
+    in one statement. A statement of its own, after the lock's: a statement's snapshot is taken when it
+    starts, so one that waited for the lock would not see the rows the replica it waited for had just
+    committed."""
+    cur = await conn.cursor(row_factory=dict_row).execute(_BATCH_SQL, (CHECKPOINT, limit))
     return batch_of(await cur.fetchall())
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from services.platform.eventstore import EventStore
+from services.platform.eventstore import EventStore, Recorded
 from tests.integration.gateway_helpers import (
     SEARCH,
     Client,
@@ -20,6 +20,7 @@ from tests.integration.gateway_helpers import (
     script_for,
     serving,
 )
+from tests.integration.test_projector import Script
 from tests.servers import ServerUrls
 
 pytestmark = pytest.mark.integration
@@ -33,26 +34,30 @@ async def nothing_arrives(client: Client) -> None:
         pytest.fail(f"arrived before its todo was projected: {message}")
 
 
+async def planned_and_started(store: EventStore, client: Client) -> tuple[Script, Recorded, Recorded]:
+    """A question asked through `client` and its one-step plan shown (no projector needed for either),
+    then its step started: the script, the plan and the start as recorded."""
+    await client.send({"type": "query", "query": "강남구 아파트 전세 시세"})
+    run_id = (await client.until_type("planning_start"))["run_id"]
+    script, query = script_for(await first_of_type(store, run_id, "QueryReceived"))
+    (planned,) = await store.append([script.planned(query, SEARCH)])
+    await client.until_type("plan_ready")
+    (started,) = await store.append([script.started(SEARCH, planned.envelope)])
+    return script, planned, started
+
+
 async def test_the_question_plan_and_answer_do_not_wait_for_the_projector_and_the_todo_does(
     store: EventStore, pool: AsyncConnectionPool, server_urls: ServerUrls
 ) -> None:
     async with serving(pool, server_urls.nats_url) as gateway:  # no projector yet
         session_id, token = await new_session(gateway)
         async with connected(gateway, session_id, token) as client:
-            await client.send({"type": "query", "query": "강남구 아파트 전세 시세"})
-            run_id = (await client.until_type("planning_start"))["run_id"]
-            script, query = script_for(await first_of_type(store, run_id, "QueryReceived"))
-            plan = script.planned(query, SEARCH)
-            await store.append([plan])
-            await client.until_type("plan_ready")
-
-            started = script.started(SEARCH, plan)
-            await store.append([started])
+            script, _, started = await planned_and_started(store, client)
             await nothing_arrives(client)
             async with projecting(store):
                 shown = await client.until_type("execution_start")
                 assert [s["status"] for s in shown["execution_steps"]] == ["in_progress"]
-                done = script.completed(SEARCH, started)
+                done = script.completed(SEARCH, started.envelope)
                 await store.append([done, script.answered(done)])
                 await client.until_type("final_response")
     positions = event_positions(client.received)
@@ -65,14 +70,7 @@ async def test_a_resume_replays_up_to_the_first_todo_not_yet_projected_and_the_r
     async with serving(pool, server_urls.nats_url) as gateway:
         session_id, token = await new_session(gateway)
         async with connected(gateway, session_id, token) as watcher:
-            await watcher.send({"type": "query", "query": "강남구 아파트 전세 시세"})
-            run_id = (await watcher.until_type("planning_start"))["run_id"]
-            script, query = script_for(await first_of_type(store, run_id, "QueryReceived"))
-            plan = script.planned(query, SEARCH)
-            (planned,) = await store.append([plan])
-            await watcher.until_type("plan_ready")
-            started = script.started(SEARCH, plan)
-            await store.append([started])  # not projected: the projector is not running
+            _, planned, _ = await planned_and_started(store, watcher)  # the start is not projected yet
 
             async with connected(gateway, session_id, token) as back:
                 await back.send({"type": "resume", "after_position": 0})
