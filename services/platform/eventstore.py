@@ -191,10 +191,11 @@ async def append_in(
 ) -> list[Recorded]:
     """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit).
 
-    One round trip: `jipsa_append` (infra/migrations/versions/0008_append_planned_once.py) takes the lock,
-    then reads and inserts in statements of its own, each with a snapshot taken after the lock, so
-    it sees the commit of the appender before us. `announced`: the caller publishes the events itself
-    once they are committed (the commit notice says so, on ANNOUNCED_CHANNEL)."""
+    One round trip: `jipsa_append` (infra/migrations/versions/0008_append_planned_once.py; 0009 keeps its
+    plans on the indexes) takes the lock, then reads and inserts in statements of its own, each with a
+    snapshot taken after the lock, so it sees the commit of the appender before us. `announced`: the
+    caller publishes the events itself once they are committed (the commit notice says so, on
+    ANNOUNCED_CHANNEL)."""
     if not events:
         return []
     streams = {e.stream_id for e in events}

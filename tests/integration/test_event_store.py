@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from psycopg import AsyncConnection
+from psycopg.rows import dict_row
 
 from contracts import new_envelope
 from contracts.gateway import QueryReceived
-from services.platform.eventstore import ConcurrencyError, EventStore
+from services.platform.eventstore import ConcurrencyError, EventStore, append_in
+from services.platform.outages import url_of
 
 pytestmark = pytest.mark.integration
 
@@ -79,3 +82,30 @@ async def test_payload_round_trips_with_korean_text(store: EventStore) -> None:
     (read,) = await store.read_stream("run-r1")
     assert read.envelope == event == recorded.envelope
     assert read.event().query == "강남구 아파트 전세 시세와 위험도 분석해줘"
+
+
+async def test_an_append_looks_events_up_by_index_however_small_the_log_was_when_it_planned(
+    store: EventStore,
+) -> None:
+    """`jipsa_append` keeps its plans for the connection's life: one made while the log filled a page
+    must not go on scanning the whole log at every append once it has grown."""
+    await store.append([query(f"early{i}") for i in range(20)])
+    own = AsyncConnection.connect(url_of(store.pool), autocommit=True, row_factory=dict_row)
+    async with await own as conn:
+        await append_in(conn, [query("planned-small")])  # its plans are made with one page of events
+        for batch in range(10):
+            await store.append([query(f"later{batch}-{i}") for i in range(100)])
+        before = await sequential_scans_of_events(store, conn)
+        await append_in(conn, [query("again")])
+        assert await sequential_scans_of_events(store, conn) == before
+
+
+async def sequential_scans_of_events(store: EventStore, appender: AsyncConnection) -> int:
+    """How often `events` was read whole, with what `appender` did so far counted (its backend reports
+    its statistics before it next answers, once told to)."""
+    await appender.execute("SELECT pg_stat_force_next_flush()")
+    async with store.pool.connection() as conn:
+        await conn.execute("SELECT pg_stat_clear_snapshot()")
+        cur = await conn.execute("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'events'")
+        (row,) = await cur.fetchall()
+        return row["seq_scan"]
