@@ -109,3 +109,21 @@ async def sequential_scans_of_events(store: EventStore, appender: AsyncConnectio
         cur = await conn.execute("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'events'")
         (row,) = await cur.fetchall()
         return row["seq_scan"]
+
+
+async def test_a_large_payload_is_stored_with_the_fastest_compression_the_server_offers(
+    store: EventStore,
+) -> None:
+    """lz4 where Postgres was built with it (every reader of a large step result decompresses it), the
+    server's default otherwise; the payload reads back whole either way."""
+    large = query("r1", "강남구 아파트 전세 시세와 위험도 분석해줘 " * 80)  # about 5 kB
+    await store.append([large])
+    async with store.pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT pg_column_compression(e.data) AS method, 'lz4' = ANY(s.enumvals) AS lz4_built"
+            " FROM events e, pg_settings s WHERE s.name = 'default_toast_compression'"
+        )
+        (row,) = await cur.fetchall()
+    assert row["method"] == ("lz4" if row["lz4_built"] else "pglz")
+    (read,) = await store.read_stream("run-r1")
+    assert read.envelope == large
