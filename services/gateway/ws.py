@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 
 import psycopg
@@ -35,6 +34,7 @@ from services.gateway.protocol import (
     parse_frame,
     quoted,
 )
+from services.platform.db import dump_json
 
 TRY_AGAIN_LATER = 1013
 STORE_LOST_REASON = "the event store is unreachable; reconnect shortly"
@@ -113,7 +113,7 @@ class _Socket:
         while True:
             message = await self.outbox.next()
             try:
-                await self.websocket.send_text(json.dumps(message, ensure_ascii=False))
+                await self.websocket.send_text(dump_json(message).decode())
             except WebSocketDisconnect:
                 return  # the reader sees the same disconnect and ends the socket
 

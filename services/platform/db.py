@@ -58,9 +58,10 @@ class StorePool(AsyncConnectionPool):
 
 
 def dump_json(value: object) -> bytes:
-    """JSON as the store writes it (UTF-8, keys that are not strings written as strings, as the
-    standard library does). orjson: the standard library's encoder was 3% of the CPU of 50
-    concurrent runs in a py-spy profile, writing events and the projections' documents."""
+    """JSON as the store writes it, and the gateway's socket sends it (UTF-8, keys that are not strings
+    written as strings, as the standard library does). orjson: the standard library's encoder was 3% of
+    the CPU of 50 concurrent runs in a py-spy profile, writing events and the projections' documents;
+    a market question's seven socket messages (26 kB) took it 0.34 ms, and orjson 0.08."""
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
