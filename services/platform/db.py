@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import orjson
 import psycopg
 from psycopg import AsyncConnection
+from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 from psycopg.types.json import set_json_dumps, set_json_loads
 from psycopg_pool import AsyncConnectionPool
@@ -146,12 +147,19 @@ class Begun:
     conn: AsyncConnection
     rows: list[list[dict[str, Any]]]
 
+    async def commit(self) -> None:
+        """COMMIT now: in a pipeline, with the statements before it, in their round trip. The block's
+        end then has nothing left to do; a statement of the pipeline that fails is raised as the
+        pipeline ends, and the transaction is rolled back as for any failure of the block."""
+        await self.conn.execute("COMMIT")
+
 
 @contextlib.asynccontextmanager
 async def transaction(pool: AsyncConnectionPool, *opening: Statement) -> AsyncIterator[Begun]:
     """A transaction on a connection of the pool, begun in one round trip with its `opening` statements
     (each must return rows): BEGIN and they go in a pipeline, and the server runs them in order, each
-    under a snapshot of its own taken when it starts, as if sent one by one.
+    under a snapshot of its own taken when it starts, as if sent one by one. It commits when the block
+    ends, unless the block did (`Begun.commit`), and rolls back when the block raises.
 
     No checkout check: BEGIN is one. A connection the server has closed (Postgres restarted) fails
     there, before anything is done, and is dropped by the pool; another is taken at once, as the check
@@ -160,20 +168,44 @@ async def transaction(pool: AsyncConnectionPool, *opening: Statement) -> AsyncIt
         async with contextlib.AsyncExitStack() as held:
             conn = await _unchecked(held, pool)
             try:
+                # BEGIN as a statement of the autocommit connection, not psycopg's transaction object:
+                # in a pipeline that one waits for its BEGIN before the block runs, and its COMMIT
+                # could not go with the block's last statements.
                 async with conn.pipeline():
-                    # The transaction object itself, not conn.transaction(): in a pipeline that one
-                    # waits for its BEGIN before the block runs, a round trip of its own.
-                    await held.enter_async_context(psycopg.AsyncTransaction(conn))
+                    await conn.execute("BEGIN")
                     reads = [conn.cursor(row_factory=dict_row) for _ in opening]
                     for cursor, (sql, params) in zip(reads, opening, strict=True):
                         await cursor.execute(sql, params)
                 rows = [await cursor.fetchall() for cursor in reads]
-            except psycopg.OperationalError:
-                if conn.closed and attempt < pool.max_size:
+            except BaseException as e:
+                if isinstance(e, psycopg.OperationalError) and conn.closed and attempt < pool.max_size:
                     continue
+                await _rolled_back(conn)
                 raise
-            yield Begun(conn, rows)
+            try:
+                yield Begun(conn, rows)
+            except BaseException:
+                await _rolled_back(conn)
+                raise
+            if _in_transaction(conn):  # the block did not commit it itself
+                if conn.info.transaction_status == TransactionStatus.INERROR:
+                    await _rolled_back(conn)  # a COMMIT now would roll back without a word
+                    raise psycopg.errors.InFailedSqlTransaction("a statement failed and the block went on")
+                await conn.execute("COMMIT")
             return
+
+
+def _in_transaction(conn: AsyncConnection) -> bool:
+    return not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE
+
+
+async def _rolled_back(conn: AsyncConnection) -> None:
+    """ROLLBACK, for a block that failed. One that fails in turn (the connection lost) leaves the block's
+    failure to be raised: the pool drops a broken connection, and rolls back one returned in a
+    transaction."""
+    if _in_transaction(conn):
+        with contextlib.suppress(psycopg.Error):
+            await conn.execute("ROLLBACK")
 
 
 async def run_again_on_closed(

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pytest
 from nats.aio.client import Client as NATS
 
-from contracts import subject_for
+from contracts import new_envelope, subject_for
+from contracts.gateway import RunCancelRequested
 from services.platform.bus import ConsumerPolicy, ensure_stream
 from services.platform.consumer import Consumer, HandlerContext, Outcome, Subscription
 from services.platform.deadletters import list_dead_letters, replay
-from services.platform.eventstore import EventStore, append_in
+from services.platform.eventstore import EventStore, append_in, read_stream_in
 from services.platform.publisher import Announcer, Publisher, StreamLost, headers_of
 from services.platform.settings import InfraSettings
 from services.platform.store_reads import Outgoing
@@ -182,6 +184,35 @@ async def test_a_message_delivered_twice_takes_effect_once(store, nc, infra) -> 
     async with running(consumer):
         await wait_until(lambda: _consumer_idle(nc, infra, consumer), what="all copies acked")
     assert await count_events(store, "PlanReady") == 1
+
+
+async def test_a_decision_that_lost_its_race_commits_nothing_and_is_made_again(store, nc, infra) -> None:
+    """A consumer's append goes with its transaction's COMMIT. One whose stream moved after the
+    decision read it fails, and so does the COMMIT behind it: the inbox claim is not kept, the decision
+    is made again from the stream as it now is, and its event is stored once."""
+    read_versions: list[int] = []
+
+    async def racing(ctx: HandlerContext) -> Outcome:
+        run = ctx.event.run_id
+        version = len(await read_stream_in(ctx.conn, f"run-{run}"))
+        read_versions.append(version)
+        if len(read_versions) == 1:  # another writer moves the run's stream after this read
+            moved = RunCancelRequested(run_id=run, reason="그 사이 다른 요청")
+            await store.append([new_envelope(moved, stream_id=f"run-{run}", correlation_id=run)])
+        return replace(await plan_once(ctx), expected_version=version)
+
+    await store.append([query_event("raced")])
+    async with running(Publisher(store.pool, nc.jetstream(), infra), planner(store, nc, infra, racing)):
+        await wait_until(lambda: _has(store, "PlanReady", 1), what="decided again, then stored")
+    assert read_versions == [1, 2]
+    assert [r.envelope.event_type for r in await store.read_stream("run-raced")] == [
+        "QueryReceived",
+        "RunCancelRequested",
+        "PlanReady",
+    ]
+    async with store.pool.connection() as conn:
+        claims = await (await conn.execute("SELECT count(*) AS n FROM inbox")).fetchone()
+    assert claims == {"n": 1}
 
 
 async def test_replicas_share_one_durable_consumer(store, nc, infra) -> None:

@@ -118,6 +118,64 @@ async def test_a_transaction_that_fails_rolls_back(database_url: str) -> None:
         await pool.close()
 
 
+async def test_a_commit_sent_with_the_last_statements_commits_them_once(database_url: str) -> None:
+    """`Begun.commit` in a pipeline: the statements before it and the COMMIT in one round trip; their
+    rows are read after it, and the block's end commits nothing more."""
+    pool = await open_pool(database_url, max_size=1)
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("CREATE TABLE committed (x int)")
+        async with transaction(pool, ("SELECT 1 AS one", ())) as begun:
+            async with begun.conn.pipeline():
+                inserted = await begun.conn.execute("INSERT INTO committed VALUES (1), (2) RETURNING x")
+                await begun.commit()
+            assert await inserted.fetchall() == [{"x": 1}, {"x": 2}]
+        async with pool.connection() as conn:
+            rows = await (await conn.execute("SELECT x FROM committed ORDER BY x")).fetchall()
+            assert rows == [{"x": 1}, {"x": 2}]
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    finally:
+        await pool.close()
+
+
+async def test_a_statement_that_fails_beside_its_commit_commits_nothing(database_url: str) -> None:
+    """What the transaction did before, and the COMMIT behind the failed statement, are rolled back; the
+    connection goes back to the pool ready for the next."""
+    pool = await open_pool(database_url, max_size=1)
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("CREATE TABLE kept (x int PRIMARY KEY)")
+            await conn.execute("INSERT INTO kept VALUES (1)")
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            async with transaction(pool, ("SELECT 1 AS one", ())) as begun:
+                await begun.conn.execute("INSERT INTO kept VALUES (2)")
+                async with begun.conn.pipeline():
+                    await begun.conn.execute("INSERT INTO kept VALUES (1)")
+                    await begun.commit()
+        async with pool.connection() as conn:
+            rows = await (await conn.execute("SELECT x FROM kept")).fetchall()
+            assert rows == [{"x": 1}]
+    finally:
+        await pool.close()
+
+
+async def test_a_block_that_went_on_after_a_failed_statement_is_not_committed(database_url: str) -> None:
+    """A COMMIT of a failed transaction rolls it back without a word: the block's end says so instead."""
+    pool = await open_pool(database_url, max_size=1)
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("CREATE TABLE swallowed (x int)")
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            async with transaction(pool, ("SELECT 1 AS one", ())) as begun:
+                await begun.conn.execute("INSERT INTO swallowed VALUES (1)")
+                with contextlib.suppress(psycopg.errors.DivisionByZero):
+                    await begun.conn.execute("SELECT 1 / 0")
+        async with pool.connection() as conn:
+            assert await (await conn.execute("SELECT x FROM swallowed")).fetchall() == []
+    finally:
+        await pool.close()
+
+
 async def test_an_append_after_the_server_closed_its_connections_is_stored_once(
     database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
