@@ -29,6 +29,7 @@ event it cannot apply rather than skip it and be silently wrong.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 from psycopg import AsyncConnection
 
@@ -103,17 +104,23 @@ class Projector:
             )
 
     async def _apply_next_batch(self) -> int:
-        # One round trip begins the transaction, locks the checkpoint and reads the batch after it.
+        # One round trip begins the transaction, locks the checkpoint and reads the batch after it; one
+        # more writes what the batch made and commits.
         async with transaction(self.store.pool, *locked_batch(self.batch_size)) as begun:
             locked, rows = begun.rows
             position_of(locked)  # a database without its checkpoint row is not migrated: say so
-            return await self._apply_batch(begun.conn, batch_of(rows))
+            return await self._apply_batch(begun.conn, batch_of(rows), then=begun.commit)
 
-    async def _apply_batch(self, conn: AsyncConnection, batch: Batch) -> int:
+    async def _apply_batch(
+        self, conn: AsyncConnection, batch: Batch, then: Callable[[], Awaitable[None]] | None = None
+    ) -> int:
+        """Fold and write a batch; `then` (a COMMIT) goes in the same round trip as the writes."""
         if batch.records:
             # A pipeline: the rows read are waited for as before, the writes after them (the projections'
             # rows, the checkpoint and its notice) go in one round trip instead of one each.
             async with conn.pipeline():
                 await apply(conn, batch, self.held)
                 await save_checkpoint(conn, batch.records[-1].position)
+                if then is not None:
+                    await then()
         return len(batch.records)
