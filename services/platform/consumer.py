@@ -66,16 +66,15 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from opentelemetry.trace import Span, SpanKind
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import REGISTRY, Envelope, Event
 from contracts.subjects import filter_for
 from services.platform import telemetry
 from services.platform.bus import Broker, ConsumerPolicy, ensure_stream
-from services.platform.db import Begun, read_rows, transaction
+from services.platform.db import read_rows, transaction
 from services.platform.deadletters import park
-from services.platform.eventstore import Append, ConcurrencyError, EventStore, Recorded
+from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
 from services.platform.outages import backoff, is_outage, store_answers, url_of
 from services.platform.publisher import Announcer
 from services.platform.settings import InfraSettings
@@ -308,11 +307,16 @@ class Consumer:
                         HandlerContext(conn, self.store, envelope, event, delivery, prepared)
                     )
                     appended: list[Recorded] = []
-                    if outcome and outcome.events:
+                    if outcome:
                         # Re-parented on this handler's span: the next consumer's span becomes its child.
                         events = telemetry.with_current_trace(outcome.events)
-                        append = Append(events, outcome.expected_version, announced=True)
-                        appended = await _appended_and_committed(begun, append)
+                        appended = await append_in(
+                            conn,
+                            events,
+                            expected_version=outcome.expected_version,
+                            announced=True,
+                            then=begun.commit,  # in the append's round trip
+                        )
                 if appended:  # committed: the next consumers hear of it now, not when the relay wakes
                     await self.announce(appended)
                 return "handled"
@@ -364,17 +368,6 @@ class Consumer:
             yield
         finally:
             heartbeat.cancel()
-
-
-async def _appended_and_committed(begun: Begun, append: Append) -> list[Recorded]:
-    """The append and the transaction's COMMIT in one round trip: the lock every append takes is held
-    until COMMIT, so not for the append's answer to come back and the COMMIT to go out after it. A
-    moved stream fails the append, so the COMMIT behind it commits nothing (migration 0011)."""
-    with append.traced():
-        async with begun.conn.pipeline():
-            sent = await begun.conn.cursor(row_factory=dict_row).execute(*append.statement())
-            await begun.commit()
-        return append.recorded(await sent.fetchall())
 
 
 async def _wait(stop: asyncio.Event, seconds: float) -> bool:

@@ -28,19 +28,19 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
 import psycopg
-from opentelemetry import trace
 from psycopg import AsyncConnection
+from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from contracts import REGISTRY, Envelope, Event
 from services.platform import telemetry
-from services.platform.db import Statement, dump_json, run_again_on_closed
+from services.platform.db import dump_json, run_again_on_closed
 
 APPEND_LOCK_KEY = 0x4A495053  # "JIPS": the one key every append serialises on
 NOTIFY_CHANNEL = "jipsa_events"
@@ -78,9 +78,7 @@ EVENT_COLUMNS = (
 )
 
 
-async def rows_of(
-    conn: AsyncConnection[Any], sql: str, params: Sequence[Any] | Mapping[str, Any]
-) -> list[dict[str, Any]]:
+async def rows_of(conn: AsyncConnection[Any], sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
     """The rows of a query as dicts: every pool here is opened with `dict_row` (db.open_pool)."""
     cur = await conn.execute(sql, params)
     return cast(list[dict[str, Any]], await cur.fetchall())
@@ -195,83 +193,69 @@ async def append_in(
     *,
     expected_version: int | None = None,
     announced: bool = False,
+    then: Callable[[], Awaitable[None]] | None = None,
 ) -> list[Recorded]:
-    """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit):
-    one round trip (`Append`)."""
+    """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit).
+
+    One round trip: `jipsa_append` (infra/migrations/versions/0008_append_planned_once.py; 0009 keeps its
+    plans on the indexes) takes the lock, then reads and inserts in statements of its own, each with a
+    snapshot taken after the lock, so it sees the commit of the appender before us. `then` (a consumer's
+    COMMIT) goes in the same round trip: the lock is held until COMMIT, so not while the append's answer
+    comes back and the COMMIT goes out after it. A stream that moved past `expected_version` fails the
+    statement (0011), so the COMMIT behind it commits nothing. `announced`: the caller publishes the
+    events itself once they are committed (the commit notice says so, on ANNOUNCED_CHANNEL)."""
     if not events:
         return []
-    append = Append(events, expected_version, announced)
-    with append.traced():
-        return append.recorded(await rows_of(conn, *append.statement()))
-
-
-@dataclass(frozen=True)
-class Append:
-    """One call of `jipsa_append` (infra/migrations/versions/0008_append_planned_once.py; 0009 keeps its
-    plans on the indexes, 0011 makes a moved stream an error): it takes the lock, then reads and inserts
-    in statements of its own, each with a snapshot taken after the lock, so it sees the commit of the
-    appender before us. Its statement may be sent with whatever follows it (a consumer sends its
-    transaction's COMMIT with it): read its rows with `recorded`, within `traced`.
-
-    `announced`: the caller publishes the events itself once they are committed (the commit notice says
-    so, on ANNOUNCED_CHANNEL)."""
-
-    events: Sequence[Envelope]
-    expected_version: int | None = None
-    announced: bool = False
-
-    def __post_init__(self) -> None:
-        if self.expected_version is not None and len({e.stream_id for e in self.events}) != 1:
-            raise ValueError("expected_version applies to one stream; got events for several")
-
-    def statement(self) -> Statement:
-        events = self.events
-        return (
-            # %b: the arrays go in Postgres's binary format. In the text format psycopg escapes every
-            # element with a regular expression: a third of an append's client time in a profile.
-            "SELECT * FROM jipsa_append(%b::uuid[], %b::text[], %b::text[], %b::int[], %b::text[],"
-            " %b::text[], %b::text[], %b::int, %b::bigint, %b::text)",
-            (
-                [e.event_id for e in events],
-                [e.stream_id for e in events],
-                [e.event_type for e in events],
-                [e.schema_version for e in events],
-                [e.correlation_id for e in events],
-                [dump_json(e.data).decode() for e in events],
-                [dump_json(e.metadata()).decode() for e in events],
-                self.expected_version,
-                APPEND_LOCK_KEY,
-                ANNOUNCED_CHANNEL if self.announced else NOTIFY_CHANNEL,
-            ),
-        )
-
-    @contextlib.contextmanager
-    def traced(self) -> Iterator[None]:
-        """The append's span, around its statement's round trip; a moved stream is a ConcurrencyError."""
-        streams = {e.stream_id for e in self.events}
-        attributes = {"db.system.name": "postgresql", "jipsa.store.events": len(self.events)}
-        attributes["jipsa.stream_id"] = streams.pop() if len(streams) == 1 else f"{len(streams)} streams"
-        with telemetry.span_in_run(self.events[0], "eventstore.append", attributes):
-            try:
-                yield
-            except psycopg.Error as e:
-                if e.sqlstate != MOVED_STREAM or e.diag.message_detail is None:
-                    raise
-                moved = json.loads(e.diag.message_detail)
-                raise ConcurrencyError(moved["stream_id"], moved["expected"], moved["actual"]) from None
-
-    def recorded(self, rows: list[dict[str, Any]]) -> list[Recorded]:
-        """The events as stored, in the order given, from the statement's rows."""
-        given = {e.event_id: e for e in self.events}
+    streams = {e.stream_id for e in events}
+    if expected_version is not None and len(streams) != 1:
+        raise ValueError("expected_version applies to one stream; got events for several")
+    attributes = {"db.system.name": "postgresql", "jipsa.store.events": len(events)}
+    attributes["jipsa.stream_id"] = next(iter(streams)) if len(streams) == 1 else f"{len(streams)} streams"
+    with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span, _moved_stream():
+        async with conn.pipeline() if then is not None else contextlib.nullcontext():
+            cur = await conn.cursor(row_factory=dict_row).execute(
+                # %b: the arrays go in Postgres's binary format. In the text format psycopg escapes every
+                # element with a regular expression: a third of an append's client time in a profile.
+                "SELECT * FROM jipsa_append(%b::uuid[], %b::text[], %b::text[], %b::int[], %b::text[],"
+                " %b::text[], %b::text[], %b::int, %b::bigint, %b::text)",
+                (
+                    [e.event_id for e in events],
+                    [e.stream_id for e in events],
+                    [e.event_type for e in events],
+                    [e.schema_version for e in events],
+                    [e.correlation_id for e in events],
+                    [dump_json(e.data).decode() for e in events],
+                    [dump_json(e.metadata()).decode() for e in events],
+                    expected_version,
+                    APPEND_LOCK_KEY,
+                    ANNOUNCED_CHANNEL if announced else NOTIFY_CHANNEL,
+                ),
+            )
+            if then is not None:
+                await then()
+        rows = await cur.fetchall()
+        given = {e.event_id: e for e in events}
         by_id = {r["event_id"]: _recorded(r, given) for r in rows}
         fresh = [given[r["event_id"]] for r in rows if r["fresh"]]
-        trace.get_current_span().set_attribute("jipsa.store.appended", len(fresh))
-        # Counted here, the one place every append of every process passes (consumers, the gateway, the
-        # supervisor's timers), and only for events new to the store. The price: a transaction rolled
-        # back after this point (a lost race later in a timer's batch, a failed commit) has been
-        # counted; rare, and the store, not a dashboard, is the record of what happened.
-        telemetry.record_appended(fresh)
-        return [by_id[e.event_id] for e in self.events]
+        span.set_attribute("jipsa.store.appended", len(fresh))
+    # Counted here, the one place every append of every process passes (consumers, the gateway, the
+    # supervisor's timers), and only for events new to the store. The price: a transaction rolled back
+    # after this point (a lost race later in a timer's batch, a failed commit) has been counted; rare,
+    # and the store, not a dashboard, is the record of what happened.
+    telemetry.record_appended(fresh)
+    return [by_id[e.event_id] for e in events]
+
+
+@contextlib.contextmanager
+def _moved_stream() -> Iterator[None]:
+    """jipsa_append's refusal of a stream that moved past the expected version, as a ConcurrencyError."""
+    try:
+        yield
+    except psycopg.Error as e:
+        if e.sqlstate != MOVED_STREAM or e.diag.message_detail is None:
+            raise
+        moved = json.loads(e.diag.message_detail)
+        raise ConcurrencyError(moved["stream_id"], moved["expected"], moved["actual"]) from None
 
 
 def _recorded(row: dict[str, Any], given: dict[Any, Envelope]) -> Recorded:
