@@ -231,10 +231,11 @@ async def jetstream_hop(nc, settings: InfraSettings, *, faststream: bool, sample
             except TimeoutError:
                 continue
 
-    async def through_faststream(message: NatsMessage) -> None:
-        await handle(message.raw_message)
+    async def through_faststream(message: NatsMessage) -> None:  # as a consumer takes it (Consumer._take)
+        handling.add(task := asyncio.create_task(handle(message.raw_message)))
+        task.add_done_callback(handling.discard)
 
-    broker, fetch = Broker(nc), None
+    broker, fetch, handling = Broker(nc), None, set()
     if faststream:
         broker.subscriber(
             subject,
@@ -242,7 +243,6 @@ async def jetstream_hop(nc, settings: InfraSettings, *, faststream: bool, sample
             durable=durable,
             config=config,
             pull_sub=PullSub(batch_size=1, timeout=1.0),
-            max_workers=ConsumerPolicy.from_infra().max_ack_pending,
             ack_policy=Settling.MANUAL,
             no_reply=True,
         )(through_faststream)

@@ -41,6 +41,7 @@ async def in_memory(consumer: Consumer) -> AsyncIterator[Callable[[bytes, int], 
         async def deliver(data: bytes, delivery: int) -> None:
             stream, reply = consumer.settings.stream_name, ack_subject(consumer, delivery)
             await test_broker.publish(data, consumer.subject, stream=stream, reply_to=reply)
+            await consumer.settled()
 
         yield deliver
 
