@@ -39,12 +39,14 @@ after the last attempt it is parked without being handled again, so nothing is
 ever dropped silently by the server.
 
 Exactly-once effects: the handler runs inside one Postgres transaction that
-first claims (consumer, event_id) in `inbox`. A second delivery, to this or
-another replica, finds the claim (or waits on its row lock until the first
-commits) and is acknowledged without running the handler. The events the
-handler returns are appended in that same transaction, so "handled" and "its
-effects" commit together or not at all. Replicas bind to one durable pull
-consumer and share its messages.
+first claims (consumer, event_id) in `inbox`. The claim goes with the
+handler's first read, or with its appends and COMMIT if it reads nothing
+(db.run_in_transaction: a hop that reads nothing is one round trip). A second
+delivery, to this or another replica, fails on the claim (after waiting on its
+row lock until the first commits), rolls back whatever its handler decided and
+is acknowledged as a duplicate. The events the handler returns are appended in
+that same transaction, so "handled" and "its effects" commit together or not
+at all. Replicas bind to one durable pull consumer and share its messages.
 
 A subscription with slow work (a team's step) does it in `prepare`, before that
 transaction, and the handler only records what it produced: the claim still
@@ -61,6 +63,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import psycopg
 from faststream import AckPolicy as Settling
 from faststream.nats import JStream, NatsMessage, PullSub
 from nats.aio.client import Client as NATS
@@ -74,7 +77,7 @@ from contracts import REGISTRY, Envelope, Event
 from contracts.subjects import filter_for
 from services.platform import telemetry
 from services.platform.bus import Broker, ConsumerPolicy, ensure_stream
-from services.platform.db import read_rows, transaction
+from services.platform.db import Begun, read_rows, run_in_transaction
 from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
 from services.platform.outages import backoff, is_outage, store_answers, url_of
@@ -84,8 +87,10 @@ from services.platform.settings import InfraSettings
 log = logging.getLogger("jipsa.consumer")
 DECISION_RACES = 5
 LAG_SAMPLE_S = 5.0
-# Sent with the transaction's BEGIN (db.transaction): the inbox row is the handler's claim on the event.
-CLAIM_SQL = "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING 1"
+# Sent with the transaction's BEGIN (db.run_in_transaction): the inbox row is the handler's claim on the
+# event. A claim already made fails the transaction (the primary key), so the handler's appends and the
+# COMMIT may follow it in one round trip without waiting for its answer.
+CLAIM_SQL = "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s)"
 FETCH_WAIT_S = 1.0  # how long one fetch waits for a message before FastStream asks again
 OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S = 0.5, 5.0
 Result = Literal["handled", "duplicate", "retry", "parked"]
@@ -312,33 +317,39 @@ class Consumer:
             if await self._handled(envelope):
                 return "duplicate"
             prepared = await self.sub.prepare(envelope, event)
+        claim = (CLAIM_SQL, (self.sub.consumer, envelope.event_id))
+
+        async def decide(begun: Begun) -> list[Recorded]:
+            context = HandlerContext(begun.conn, self.store, envelope, event, delivery, prepared)
+            outcome = await self.sub.handler(context)
+            if not outcome:
+                return []
+            # Re-parented on this handler's span: the next consumer's span becomes its child.
+            events = telemetry.with_current_trace(outcome.events)
+            return await append_in(
+                begun.conn,
+                events,
+                expected_version=outcome.expected_version,
+                announced=True,
+                then=begun.commit,  # in the append's round trip
+            )
+
         for race in range(DECISION_RACES):
             try:
-                claim = (CLAIM_SQL, (self.sub.consumer, envelope.event_id))
-                async with transaction(self.pool, claim) as begun:
-                    conn, (claimed,) = begun.conn, begun.rows
-                    if not claimed:
-                        return "duplicate"
-                    outcome = await self.sub.handler(
-                        HandlerContext(conn, self.store, envelope, event, delivery, prepared)
-                    )
-                    appended: list[Recorded] = []
-                    if outcome:
-                        # Re-parented on this handler's span: the next consumer's span becomes its child.
-                        events = telemetry.with_current_trace(outcome.events)
-                        appended = await append_in(
-                            conn,
-                            events,
-                            expected_version=outcome.expected_version,
-                            announced=True,
-                            then=begun.commit,  # in the append's round trip
-                        )
-                if appended:  # committed: the next consumers hear of it now, not when the relay wakes
-                    await self.announce(appended)
-                return "handled"
+                appended = await run_in_transaction(self.pool, decide, claim)
             except ConcurrencyError:
                 if race == DECISION_RACES - 1:
                     raise
+                continue
+            except psycopg.Error as e:
+                # A claim made before fails the transaction wherever it surfaces (the handler's first read
+                # or its COMMIT): the inbox then has it, committed by the delivery that made it.
+                if not is_outage(e) and await self._handled(envelope):
+                    return "duplicate"
+                raise
+            if appended:  # committed: the next consumers hear of it now, not when the relay wakes
+                await self.announce(appended)
+            return "handled"
         raise AssertionError("unreachable")
 
     async def _handled(self, envelope: Envelope) -> bool:

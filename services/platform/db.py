@@ -140,18 +140,21 @@ async def _unchecked(
 Statement = tuple[str, Sequence[Any] | Mapping[str, Any]]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Begun:
-    """A transaction begun by `transaction`: its connection, and the rows of its opening statements."""
+    """A transaction begun by `transaction` or `run_in_transaction`: its connection, the rows of its
+    opening statements (`transaction`'s), and whether the block committed it."""
 
     conn: AsyncConnection
     rows: list[list[dict[str, Any]]]
+    committed: bool = False
 
     async def commit(self) -> None:
         """COMMIT now: in a pipeline, with the statements before it, in their round trip. The block's
         end then has nothing left to do; a statement of the pipeline that fails is raised as the
         pipeline ends, and the transaction is rolled back as for any failure of the block."""
         await self.conn.execute("COMMIT")
+        self.committed = True
 
 
 @contextlib.asynccontextmanager
@@ -193,6 +196,41 @@ async def transaction(pool: AsyncConnectionPool, *opening: Statement) -> AsyncIt
                     raise psycopg.errors.InFailedSqlTransaction("a statement failed and the block went on")
                 await conn.execute("COMMIT")
             return
+
+
+async def run_in_transaction(
+    pool: AsyncConnectionPool, work: Callable[[Begun], Awaitable[T]], *opening: Statement
+) -> T:
+    """`work` in a transaction in pipeline mode: BEGIN and the `opening` statements (writes that raise
+    rather than answer, as a consumer's inbox claim) leave with the first statement `work` waits on, and
+    its writes with the COMMIT (`Begun.commit` in its last round trip, or at the end). So `work` pays a
+    round trip only where it reads, and one that reads nothing is one round trip from BEGIN to COMMIT;
+    `transaction` waits for its opening statements' rows before its block runs.
+
+    `work` runs before the opening statements are known to have succeeded: it must do nothing outside
+    the transaction that may not be done twice. A connection the server has closed fails at the first
+    round trip, before anything commits; `work` runs again on another (as `transaction` does after its
+    BEGIN). Anything else rolls back and is raised; a `work` that went on after a failed statement has
+    its COMMIT refused by psycopg (PipelineAborted), where Postgres would have rolled it back silently."""
+    for attempt in range(pool.max_size + 1):
+        async with contextlib.AsyncExitStack() as held:
+            conn = await _unchecked(held, pool)
+            try:
+                async with conn.pipeline():
+                    await conn.execute("BEGIN")
+                    for sql, params in opening:
+                        await conn.execute(sql, params)
+                    begun = Begun(conn, [])
+                    result = await work(begun)
+                    if not begun.committed:
+                        await begun.commit()
+                return result
+            except BaseException as e:
+                if isinstance(e, psycopg.OperationalError) and conn.closed and attempt < pool.max_size:
+                    continue
+                await _rolled_back(conn)
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _in_transaction(conn: AsyncConnection) -> bool:

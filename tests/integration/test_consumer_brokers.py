@@ -87,9 +87,12 @@ def as_bytes(envelope: Envelope) -> bytes:
 
 @pytest.mark.parametrize("kind", ["in-memory", "nats"])
 async def test_a_question_delivered_twice_is_planned_once(kind, store, nc, infra) -> None:
+    """The claim goes with the handler's first read: a handler that reads before it decides, as the
+    planner reads the session's previous turn, stops there on a second delivery."""
     handled: list[str] = []
 
     async def plan(ctx: HandlerContext) -> Outcome:
+        await (await ctx.conn.execute("SELECT count(*) FROM events")).fetchall()
         handled.append(ctx.envelope.correlation_id)
         return await plan_once(ctx)
 
@@ -101,6 +104,19 @@ async def test_a_question_delivered_twice_is_planned_once(kind, store, nc, infra
         await send("second copy", as_bytes(question))  # past the duplicate window: the inbox decides
     assert handled == ["twice"]
     assert await count_events(store, "PlanReady") == 1
+
+
+@pytest.mark.parametrize("kind", ["in-memory", "nats"])
+async def test_a_handler_that_reads_nothing_has_its_effects_once(kind, store, nc, infra) -> None:
+    """Its claim, appends and COMMIT go in one round trip: on a second delivery the claim fails the
+    transaction, and what the handler decided again is rolled back with it."""
+    consumer = consumer_of(store, nc, infra, plan_once)
+    question = query_event("unread")
+    async with delivering(kind, consumer, nc) as send:
+        await send("first copy", as_bytes(question))
+        await send("second copy", as_bytes(question))  # settled as a duplicate: neither retried nor parked
+    assert await count_events(store, "PlanReady") == 1
+    assert not await list_dead_letters(store.pool)
 
 
 @pytest.mark.parametrize("kind", ["in-memory", "nats"])

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from services.platform.db import open_pool, transaction
+from services.platform.db import Begun, open_pool, run_in_transaction, transaction
 from services.platform.eventstore import EventStore
 from tests.integration.bus_helpers import query_event
 
@@ -188,3 +188,73 @@ async def test_an_append_after_the_server_closed_its_connections_is_stored_once(
         async with pool.connection() as conn:
             stored = await (await conn.execute("SELECT count(*) AS n FROM events")).fetchone()
         assert stored == {"n": 3}
+
+
+async def test_work_in_a_pipelined_transaction_runs_again_on_a_live_connection_and_commits_once(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run_in_transaction` sends BEGIN and its opening statements with the work's first read: on a
+    connection the server closed that read fails before anything is stored, and the work runs again on
+    another. What it read saw its opening statement's row, and each row is stored once."""
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute("CREATE TABLE claimed (x int PRIMARY KEY)")
+    async with closed_by_the_server(database_url, monkeypatch, size=3, closed=2) as (pool, killed):
+        for x in range(3):
+
+            async def work(begun: Begun, x: int = x) -> list[dict]:
+                seen = await (await begun.conn.execute("SELECT x FROM claimed WHERE x = %s", (x,))).fetchall()
+                await begun.conn.execute("INSERT INTO claimed VALUES (%s)", (x + 10,))
+                assert begun.conn.info.backend_pid not in killed
+                return seen
+
+            claim = ("INSERT INTO claimed VALUES (%s)", (x,))
+            assert await run_in_transaction(pool, work, claim) == [{"x": x}]
+        async with pool.connection() as conn:
+            rows = await (await conn.execute("SELECT x FROM claimed ORDER BY x")).fetchall()
+        assert [r["x"] for r in rows] == [0, 1, 2, 10, 11, 12]
+
+
+@pytest.mark.parametrize("reads", [True, False], ids=["surfacing-at-a-read", "surfacing-at-the-commit"])
+async def test_a_failed_opening_statement_commits_nothing_the_work_did(database_url: str, reads) -> None:
+    """An opening statement that fails (a claim made before) fails the transaction wherever its answer is
+    first waited for: the work's first read, or the COMMIT of a work that reads nothing."""
+    pool = await open_pool(database_url, max_size=1)
+    reached: list[str] = []
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("CREATE TABLE once (x int PRIMARY KEY)")
+            await conn.execute("INSERT INTO once VALUES (1)")
+
+        async def work(begun: Begun) -> None:
+            if reads:
+                await (await begun.conn.execute("SELECT count(*) FROM once")).fetchall()
+            reached.append("decided")
+            await begun.conn.execute("INSERT INTO once VALUES (2)")
+
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            await run_in_transaction(pool, work, ("INSERT INTO once VALUES (%s)", (1,)))
+        assert reached == ([] if reads else ["decided"])
+        async with pool.connection() as conn:
+            assert await (await conn.execute("SELECT x FROM once")).fetchall() == [{"x": 1}]
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    finally:
+        await pool.close()
+
+
+async def test_pipelined_work_that_went_on_after_a_failed_statement_is_not_committed(database_url) -> None:
+    pool = await open_pool(database_url, max_size=1)
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("CREATE TABLE swallowed_too (x int)")
+
+        async def work(begun: Begun) -> None:
+            await begun.conn.execute("INSERT INTO swallowed_too VALUES (1)")
+            with contextlib.suppress(psycopg.errors.DivisionByZero):
+                await (await begun.conn.execute("SELECT 1 / 0")).fetchall()
+
+        with pytest.raises(psycopg.errors.PipelineAborted):  # at its COMMIT, not a silent rollback
+            await run_in_transaction(pool, work)
+        async with pool.connection() as conn:
+            assert await (await conn.execute("SELECT x FROM swallowed_too")).fetchall() == []
+    finally:
+        await pool.close()
