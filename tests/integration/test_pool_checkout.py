@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import AsyncIterator
 
 import psycopg
@@ -256,5 +257,34 @@ async def test_pipelined_work_that_went_on_after_a_failed_statement_is_not_commi
             await run_in_transaction(pool, work)
         async with pool.connection() as conn:
             assert await (await conn.execute("SELECT x FROM swallowed_too")).fetchall() == []
+    finally:
+        await pool.close()
+
+
+async def test_statements_skipped_behind_a_failed_claim_run_again_on_that_connection(database_url) -> None:
+    """A consumer's decisions, each claimed and then claimed again (a duplicate delivery), on one
+    connection: the duplicate's statements are skipped by the server, and every later decision still
+    runs. psycopg prepares a statement the fifth time it runs, and one it took for prepared in a
+    skipped run failed at every run after it ("prepared statement ... does not exist")."""
+    pool = await open_pool(database_url, max_size=1)
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("CREATE TABLE claims (k uuid PRIMARY KEY)")
+            await conn.execute("CREATE TABLE timers (run int PRIMARY KEY, due int)")
+
+        async def decide(begun: Begun) -> list[dict]:  # as the supervisor: read, write, append and COMMIT
+            conn = begun.conn
+            await (await conn.execute("SELECT count(*) FROM timers WHERE run > %s", (0,))).fetchall()
+            await conn.execute("INSERT INTO timers VALUES (1, %s) ON CONFLICT (run) DO NOTHING", (1,))
+            async with conn.pipeline():
+                appended = await conn.execute("SELECT %s::int AS position", (5,))
+                await begun.commit()
+            return await appended.fetchall()
+
+        for _ in range(40):
+            claim = ("INSERT INTO claims VALUES (%s)", (uuid.uuid4(),))
+            assert await run_in_transaction(pool, decide, claim) == [{"position": 5}]
+            with pytest.raises(psycopg.errors.UniqueViolation):
+                await run_in_transaction(pool, decide, claim)
     finally:
         await pool.close()
