@@ -181,20 +181,21 @@ async def transaction(pool: AsyncConnectionPool, *opening: Statement) -> AsyncIt
                         await cursor.execute(sql, params)
                 rows = [await cursor.fetchall() for cursor in reads]
             except BaseException as e:
-                if isinstance(e, psycopg.OperationalError) and conn.closed and attempt < pool.max_size:
+                if _runs_again(e, conn, attempt, pool):
                     continue
                 await _rolled_back(conn)
                 raise
+            begun = Begun(conn, rows)
             try:
-                yield Begun(conn, rows)
+                yield begun
             except BaseException:
                 await _rolled_back(conn)
                 raise
-            if _in_transaction(conn):  # the block did not commit it itself
+            if not begun.committed:
                 if conn.info.transaction_status == TransactionStatus.INERROR:
                     await _rolled_back(conn)  # a COMMIT now would roll back without a word
                     raise psycopg.errors.InFailedSqlTransaction("a statement failed and the block went on")
-                await conn.execute("COMMIT")
+                await begun.commit()
             return
 
 
@@ -233,13 +234,21 @@ async def run_in_transaction(
                         await begun.commit()
                 return result
             except BaseException as e:
-                if isinstance(e, psycopg.OperationalError) and conn.closed and attempt < pool.max_size:
+                if _runs_again(e, conn, attempt, pool):
                     continue
                 await _rolled_back(conn)
                 raise
             finally:
                 conn.prepare_threshold = threshold
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _runs_again(
+    failure: BaseException, conn: AsyncConnection, attempt: int, pool: AsyncConnectionPool
+) -> bool:
+    """Whether work that failed so may run again on another connection: this one the server had closed
+    (it fails at the first round trip, before anything is done), and the pool has others to try."""
+    return isinstance(failure, psycopg.OperationalError) and conn.closed and attempt < pool.max_size
 
 
 def _in_transaction(conn: AsyncConnection) -> bool:
@@ -270,8 +279,8 @@ async def run_again_on_closed(
             conn = await _unchecked(held, pool, timeout)
             try:
                 return await work(conn)
-            except psycopg.OperationalError:
-                if conn.closed and attempt < pool.max_size:
+            except psycopg.OperationalError as e:
+                if _runs_again(e, conn, attempt, pool):
                     continue
                 raise
     raise AssertionError("unreachable: the last attempt returns or raises")
