@@ -59,7 +59,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -274,7 +274,7 @@ class Consumer:
                 msg, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery
             )
         try:
-            async with self._in_progress(msg):
+            with self._in_progress(msg):
                 result = await self._handle_through_outages(envelope, event, delivery)
         except Poison as e:
             return await self._park(msg, f"poison: {e}", delivery)
@@ -381,21 +381,35 @@ class Consumer:
         await msg.term()
         return "parked"
 
-    @contextlib.asynccontextmanager
-    async def _in_progress(self, msg: Msg):
-        """Tell NATS a slow handler (an LLM call) is alive, so the message is not redelivered under it."""
+    @contextlib.contextmanager
+    def _in_progress(self, msg: Msg) -> Iterator[None]:
+        """Tell NATS a slow handler (an LLM call) is alive, so the message is not redelivered under it.
+        A timer, not a task: most handlers end long before the first beat, and a timer costs nothing to
+        arm and cancel, where a task took two turns of the loop per message."""
+        loop = asyncio.get_running_loop()
+        every = self.policy.ack_wait_s / 3
+        beats: set[asyncio.Task[None]] = set()
+        timer: asyncio.TimerHandle
 
-        async def beat() -> None:
-            while True:
-                await asyncio.sleep(self.policy.ack_wait_s / 3)
-                with contextlib.suppress(Exception):
-                    await msg.in_progress()
+        def beat() -> None:
+            nonlocal timer
+            told = loop.create_task(_tell_in_progress(msg))
+            beats.add(told)
+            told.add_done_callback(beats.discard)
+            timer = loop.call_later(every, beat)
 
-        heartbeat = asyncio.create_task(beat())
+        timer = loop.call_later(every, beat)
         try:
             yield
         finally:
-            heartbeat.cancel()
+            timer.cancel()
+            for told in beats:
+                told.cancel()
+
+
+async def _tell_in_progress(msg: Msg) -> None:
+    with contextlib.suppress(Exception):  # NATS away: the message may be redelivered; the inbox holds
+        await msg.in_progress()
 
 
 async def _wait(stop: asyncio.Event, seconds: float) -> bool:

@@ -169,6 +169,26 @@ async def test_a_slow_message_holds_only_itself(store, nc, infra) -> None:
         await wait_until(lambda: _has(store, "PlanReady", 4), what="the slow one handled too")
 
 
+async def test_a_handler_working_past_the_ack_wait_keeps_its_message(store, nc, infra) -> None:
+    """A handler that takes three ack waits (an LLM call) tells NATS it is alive: the message is not
+    delivered again under it."""
+    deliveries: list[int] = []
+
+    async def slow(ctx: HandlerContext) -> Outcome:
+        deliveries.append(ctx.delivery)
+        await asyncio.sleep(3.0)
+        return await plan_once(ctx)
+
+    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
+    planning = planner(store, nc, infra, slow, replace(FAST, ack_wait_s=1.0))
+    await planning.ensure()
+    async with running(planning):
+        await announced.append([query_event("slow")])
+        await wait_until(lambda: _has(store, "PlanReady", 1), what="the slow one handled")
+        await wait_until(lambda: _consumer_idle(nc, infra, planning, delivered=1), what="its message acked")
+    assert deliveries == [1]
+
+
 async def test_a_message_delivered_twice_takes_effect_once(store, nc, infra) -> None:
     """Outside the duplicate window (forced here with a fresh Nats-Msg-Id) the inbox still holds."""
     (recorded,) = await store.append([query_event("twice")])
