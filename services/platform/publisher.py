@@ -38,7 +38,7 @@ from nats.js.api import StreamInfo
 from psycopg_pool import AsyncConnectionPool
 
 from contracts.subjects import subject_of
-from services.platform import loop, telemetry
+from services.platform import heap, loop, telemetry
 from services.platform.bus import ensure_stream
 from services.platform.eventstore import Recorded, rows_of
 from services.platform.outages import url_of
@@ -296,6 +296,7 @@ async def main() -> None:
     readiness = Readiness({"postgres": pool_answers(pool), "nats": bus_answers(nc)}, waiting=None)
     try:
         async with probes_served(ProbeSettings(), readiness):
+            heap.settle()
             await Publisher(pool, nc.jetstream(), settings).run(stop)
     finally:
         await nc.drain()

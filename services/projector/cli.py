@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Annotated
@@ -10,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from services.platform import heap, loop
 from services.platform.audit import print_timeline, timeline
 from services.platform.eventstore import EventStore
 from services.platform.runtime import ServersNotFound
@@ -33,6 +33,7 @@ def rebuild() -> None:
     async def rebuilt(store: EventStore) -> None:
         async with store.pool.connection() as conn:
             before = await digest(conn)
+        heap.settle()  # as the projector's process does before it folds
         started = time.perf_counter()
         folded = await Projector(store).rebuild()
         seconds = time.perf_counter() - started
@@ -82,7 +83,7 @@ def _with_store(command: Callable[[EventStore], Awaitable[None]]) -> None:
             await command(store)
 
     try:
-        asyncio.run(opened())
+        loop.run(opened())
     except ServersNotFound as missing:
         _complain(str(missing))
         raise typer.Exit(2) from None

@@ -26,7 +26,7 @@ from faststream import AckPolicy as Settling
 from faststream.nats import JStream, NatsMessage, PullSub
 from nats.js.api import AckPolicy, ConsumerConfig
 
-from services.platform import loop
+from services.platform import heap, loop
 from services.platform.bus import Broker, ConsumerPolicy, connect, ensure_stream
 from services.platform.consumer import Consumer, HandlerContext, Subscription
 from services.platform.db import migrate, open_pool
@@ -309,6 +309,7 @@ async def bench(database_url: str, nats_url: str) -> None:
     store = EventStore(pool)
     nc = await connect(nats_url, "bench")
     await ensure_stream(nc.jetstream(), settings)
+    heap.settle()  # as each service's process does once it is built (the bare rows run here too)
     print(f"Jipsa backbone bench: {N} events per figure\n")
 
     print("Commit-to-consumer latency (ms)")
