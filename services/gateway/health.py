@@ -62,7 +62,7 @@ class HeldBus:
         try:
             self.nc = await once_reachable("gateway", lambda: connect(url, "gateway"))
             if self.namespace is not None:
-                self._announcer = Announcer(self.nc.jetstream(), self.namespace)
+                self._announcer = Announcer(self.nc, self.namespace)
             await asyncio.Event().wait()
         finally:
             if self.nc is not None:

@@ -16,7 +16,8 @@ from services.platform.db import open_pool
 from services.platform.deadletters import DeadLetter, describe, list_dead_letters
 from services.platform.deadletters import replay as redrive
 from services.platform.eventstore import EventStore
-from services.platform.publisher import publish_async
+from services.platform.pipelined import Pipeline
+from services.platform.publisher import ACK_TIMEOUT_S, messages_of
 from services.platform.runtime import load_infra_settings
 from services.platform.settings import ResolvedInfra
 from services.platform.store_reads import outgoing_after
@@ -93,7 +94,7 @@ def replay(
     async def work(settings: ResolvedInfra) -> int:
         pool = await open_pool(settings.database_url, max_size=1)
         nc = await connect(settings.nats_url, "jipsa-cli")
-        js, store, sent = nc.jetstream(), EventStore(pool), 0
+        js, pipeline, store, sent = nc.jetstream(), Pipeline(nc), EventStore(pool), 0
         try:
             await ensure_stream(js, settings)
             head = to_position or await store.head()
@@ -105,8 +106,7 @@ def replay(
                         batch = [e for e in await outgoing_after(conn, position, 500) if e.position <= head]
                     if not batch:
                         break
-                    for ack in await publish_async(js, batch, settings.namespace):
-                        await ack
+                    await pipeline.publish(messages_of(batch, settings.namespace), ACK_TIMEOUT_S)
                     position, sent = batch[-1].position, sent + len(batch)
                     progress.update(bar, completed=position - from_position + 1)
         finally:

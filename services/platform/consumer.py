@@ -149,7 +149,7 @@ class Consumer:
         self.js = nc.jetstream()
         self.policy = policy or ConsumerPolicy.from_infra()
         self.store = EventStore(pool)
-        self.announce = Announcer(self.js, settings.namespace)
+        self.announce = Announcer(nc, settings.namespace)
         self.durable = f"{settings.namespace}-{subscription.consumer}"
         self.subject = filter_for(subscription.event_type, settings.namespace, subscription.routing)
         self.stop = asyncio.Event()  # `run`'s; a message handled outside `run` waits out outages for ever

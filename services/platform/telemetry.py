@@ -296,6 +296,8 @@ def links_to(traced: Iterable[tuple[str, TraceContext]]) -> list[Link]:
     """Links to the spans of these (event id, trace context) pairs, as a batch of events has them."""
     links = []
     for event_id, trace_context in traced:
+        if trace_context.traceparent is None:  # appended with no span around it: nothing to link to
+            continue
         span_context = trace.get_current_span(_context_of(trace_context)).get_span_context()
         if span_context.is_valid:
             links.append(Link(span_context, {"jipsa.event_id": event_id}))

@@ -110,7 +110,7 @@ async def bare_publish(nc, settings: InfraSettings) -> float:
 
 async def faststream_publish(nc, settings: InfraSettings) -> float:
     """The same publishes through FastStream's broker, which awaits each acknowledgement before the next
-    (nats-py's publish_async, under the relay and the appender's announcement, pipelines them)."""
+    (nats-py's publish_async, the bare row, and the relay's pipeline send them without waiting)."""
     broker = Broker(nc)
     await broker.connect()
     subject = f"{settings.namespace}.bench.faststream"
@@ -123,7 +123,7 @@ async def faststream_publish(nc, settings: InfraSettings) -> float:
 
 
 async def relay(store: EventStore, nc, settings: InfraSettings) -> float:
-    publisher = Publisher(store.pool, nc.jetstream(), settings)
+    publisher = Publisher(store.pool, nc, settings)
     await publisher.verify_stream()
     start = time.perf_counter()
     sent = await publisher.publish_pending()
@@ -148,7 +148,7 @@ async def commit_to_consumer(
     committed: dict[str, float] = {}
     handled: dict[str, float] = {}
     done = asyncio.Event()
-    announcer = Announcer(nc.jetstream(), settings.namespace)
+    announcer = Announcer(nc, settings.namespace)
 
     async def announce(records: Sequence[Recorded]) -> None:
         now = time.perf_counter()  # EventStore.append calls it right after the commit
@@ -172,7 +172,7 @@ async def commit_to_consumer(
         settings,
         ConsumerPolicy.from_infra(),
     )
-    publisher = Publisher(store.pool, nc.jetstream(), settings)
+    publisher = Publisher(store.pool, nc, settings)
     await publisher.verify_stream()
     await publisher.publish_pending()  # what earlier benches appended is not part of this sample
     await consumer.ensure()

@@ -33,7 +33,7 @@ async def main() -> None:
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     policy = ConsumerPolicy.from_infra(ack_wait_s=2, backoff_s=[0.1])
     consumer = Consumer(Subscription("planner", "QueryReceived", hang_then_plan), pool, nc, settings, policy)
-    publisher = Publisher(pool, nc.jetstream(), settings)
+    publisher = Publisher(pool, nc, settings)
     await asyncio.gather(consumer.run(stop), publisher.run(stop))
     await nc.close()
     await pool.close()

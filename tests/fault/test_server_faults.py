@@ -21,7 +21,7 @@ POLICY = ConsumerPolicy.from_infra(backoff_s=[0.1, 0.2, 0.5], ack_wait_s=3)
 
 def backbone(store, nc, infra):
     consumer = Consumer(Subscription("planner", "QueryReceived", plan_once), store.pool, nc, infra, POLICY)
-    return Publisher(store.pool, nc.jetstream(), infra), consumer
+    return Publisher(store.pool, nc, infra), consumer
 
 
 async def append_runs(store, prefix: str, n: int) -> None:

@@ -68,7 +68,7 @@ async def count_events(store, event_type: str) -> int:
 async def relay(pool, settings) -> Wiring:
     """The publisher as one more service, so a test's services reach each other over NATS."""
     nc = await connect(settings.nats_url, "relay")
-    return Wiring([], loops=[Publisher(pool, nc.jetstream(), settings).run])
+    return Wiring([], loops=[Publisher(pool, nc, settings).run])
 
 
 @contextlib.asynccontextmanager

@@ -81,7 +81,7 @@ async def answer_of(store: EventStore, nc: NATS, infra: InfraSettings, started) 
     await store.append([started])
     work = analysis_work(load_library())
     team = Consumer(team_subscription(Team.ANALYSIS, work), store.pool, nc, infra)
-    async with running(Publisher(store.pool, nc.jetstream(), infra), team):
+    async with running(Publisher(store.pool, nc, infra), team):
         await wait_until(lambda: _answered(store, started.correlation_id), what="the step answered")
     return {
         r.envelope.event_type: r.envelope.data for r in await store.read_correlation(started.correlation_id)

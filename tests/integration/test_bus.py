@@ -30,7 +30,7 @@ def planner(store: EventStore, nc: NATS, infra: InfraSettings, handler=plan_once
 
 async def test_committed_events_reach_a_consumer_and_take_effect_once(store, nc, infra) -> None:
     await store.append([query_event(f"r{i}") for i in range(20)])
-    async with running(Publisher(store.pool, nc.jetstream(), infra), planner(store, nc, infra)):
+    async with running(Publisher(store.pool, nc, infra), planner(store, nc, infra)):
         await wait_until(lambda: _has(store, "PlanReady", 20), what="20 plans")
     assert await count_events(store, "PlanReady") == 20
 
@@ -41,7 +41,7 @@ async def test_rolled_back_events_are_never_published(store, nc, infra) -> None:
             await append_in(conn, [query_event("ghost")])
             raise RuntimeError("the caller's transaction fails after the append")
     await store.append([query_event("real")])
-    publisher = Publisher(store.pool, nc.jetstream(), infra)
+    publisher = Publisher(store.pool, nc, infra)
     await publisher.verify_stream()
     assert await publisher.publish_pending() == 1
     info = await nc.jetstream().stream_info(infra.stream_name)
@@ -51,12 +51,12 @@ async def test_rolled_back_events_are_never_published(store, nc, infra) -> None:
 async def test_republishing_is_harmless(store, nc, infra) -> None:
     """A publisher that crashed before saving its checkpoint publishes the batch again: one copy lands."""
     await store.append([query_event(f"r{i}") for i in range(5)])
-    publisher = Publisher(store.pool, nc.jetstream(), infra)
+    publisher = Publisher(store.pool, nc, infra)
     await publisher.verify_stream()
     await publisher.publish_pending()
     async with store.pool.connection() as conn:
         await conn.execute("UPDATE checkpoints SET position = 0 WHERE name = 'publisher'")
-    restarted = Publisher(store.pool, nc.jetstream(), infra)
+    restarted = Publisher(store.pool, nc, infra)
     assert await restarted.publish_pending() == 5
     assert (await nc.jetstream().stream_info(infra.stream_name)).state.messages == 5
 
@@ -71,14 +71,14 @@ async def test_an_appender_publishes_at_commit_and_the_relay_copy_takes_no_effec
         handled.append(ctx.envelope.correlation_id)
 
     after_plan = Consumer(Subscription("next", "PlanReady", next_step), store.pool, nc, infra, FAST)
-    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
+    announced = EventStore(store.pool, Announcer(nc, infra.namespace))
     planning = planner(store, nc, infra)
     for consumer in (planning, after_plan):  # the stream and consumers exist before the announcement
         await consumer.ensure()
     async with running(planning, after_plan):
         await announced.append([query_event("fast")])
         await wait_until(lambda: handled == ["fast"], what="the plan handled without the relay")
-        publisher = Publisher(store.pool, nc.jetstream(), infra)
+        publisher = Publisher(store.pool, nc, infra)
         await publisher.verify_stream()
         assert await publisher.publish_pending() == 2
         await wait_until(lambda: _consumer_idle(nc, infra, after_plan, delivered=1), what="nothing pending")
@@ -90,7 +90,7 @@ async def test_a_wiped_stream_refilled_past_the_relay_is_still_refed(store, nc, 
     """The appenders publish too, so a stream wiped and then written past the relay's last sequence
     would hide the wipe from sequence numbers alone: its creation time shows it."""
     await store.append([query_event(f"r{i}") for i in range(3)])
-    publisher = Publisher(store.pool, nc.jetstream(), infra)
+    publisher = Publisher(store.pool, nc, infra)
     await publisher.verify_stream()
     assert await publisher.publish_pending() == 3
     js = nc.jetstream()
@@ -109,7 +109,7 @@ async def test_a_pass_of_several_batches_publishes_every_event_once_in_position_
     """Each full batch's successor is read while its acknowledgements come back: the stream still gets
     every event once, in the log's order, and the checkpoint ends at the last."""
     recorded = await store.append([query_event(f"r{i}") for i in range(10)])
-    publisher = Publisher(store.pool, nc.jetstream(), infra, batch=4)
+    publisher = Publisher(store.pool, nc, infra, batch=4)
     await publisher.verify_stream()
     assert await publisher.publish_pending() == 10
     js = nc.jetstream()
@@ -124,7 +124,7 @@ async def test_a_stream_lost_in_the_middle_of_a_pass_is_refed_from_the_start(
     """The batch read ahead is dropped and the pass starts again from the first event; JetStream keeps
     one copy of each."""
     recorded = await store.append([query_event(f"r{i}") for i in range(10)])
-    publisher = Publisher(store.pool, nc.jetstream(), infra, batch=4)
+    publisher = Publisher(store.pool, nc, infra, batch=4)
     await publisher.verify_stream()
     publish, calls = Publisher._publish_batch, []
 
@@ -153,7 +153,7 @@ async def test_a_slow_message_holds_only_itself(store, nc, infra) -> None:
         handled.append(ctx.envelope.correlation_id)
         return await plan_once(ctx)
 
-    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
+    announced = EventStore(store.pool, Announcer(nc, infra.namespace))
     planning = planner(store, nc, infra, handler, ConsumerPolicy.from_infra(fetch_batch=1))
     await planning.ensure()  # the stream and consumer exist before the announcements (no relay runs)
     async with running(planning):
@@ -179,7 +179,7 @@ async def test_a_handler_working_past_the_ack_wait_keeps_its_message(store, nc, 
         await asyncio.sleep(3.0)
         return await plan_once(ctx)
 
-    announced = EventStore(store.pool, Announcer(nc.jetstream(), infra.namespace))
+    announced = EventStore(store.pool, Announcer(nc, infra.namespace))
     planning = planner(store, nc, infra, slow, replace(FAST, ack_wait_s=1.0))
     await planning.ensure()
     async with running(planning):
@@ -222,7 +222,7 @@ async def test_a_decision_that_lost_its_race_commits_nothing_and_is_made_again(s
         return replace(await plan_once(ctx), expected_version=version)
 
     await store.append([query_event("raced")])
-    async with running(Publisher(store.pool, nc.jetstream(), infra), planner(store, nc, infra, racing)):
+    async with running(Publisher(store.pool, nc, infra), planner(store, nc, infra, racing)):
         await wait_until(lambda: _has(store, "PlanReady", 1), what="decided again, then stored")
     assert read_versions == [1, 2]
     assert [r.envelope.event_type for r in await store.read_stream("run-raced")] == [
@@ -247,7 +247,7 @@ async def test_replicas_share_one_durable_consumer(store, nc, infra) -> None:
         return planner(store, nc, infra, handler, ConsumerPolicy.from_infra(fetch_batch=2))
 
     await store.append([query_event(f"r{i}") for i in range(60)])
-    async with running(Publisher(store.pool, nc.jetstream(), infra), replica(1), replica(2)):
+    async with running(Publisher(store.pool, nc, infra), replica(1), replica(2)):
         await wait_until(lambda: _has(store, "PlanReady", 60), what="60 plans")
     assert await count_events(store, "PlanReady") == 60
     assert sum(seen.values()) >= 60 and len(seen) == 2, seen
@@ -265,7 +265,7 @@ async def test_malformed_and_unknown_messages_are_parked_and_the_consumer_goes_o
     unknown = query_event("u").model_copy(update={"schema_version": 9})
     await js.publish(f"{infra.namespace}.v9.QueryReceived", unknown.model_dump_json().encode())
     await store.append([query_event("good")])
-    async with running(consumer, Publisher(store.pool, js, infra)):
+    async with running(consumer, Publisher(store.pool, nc, infra)):
         await wait_until(lambda: _has(store, "PlanReady", 1), what="the good message handled")
         await wait_until(lambda: _parked(store, 3), what="three parked")
     errors = [d.error for d in await list_dead_letters(store.pool)]
@@ -282,7 +282,7 @@ async def test_failing_handler_is_retried_then_succeeds_once(store, nc, infra) -
         return await plan_once(ctx)
 
     await store.append([query_event("flaky")])
-    async with running(Publisher(store.pool, nc.jetstream(), infra), planner(store, nc, infra, flaky)):
+    async with running(Publisher(store.pool, nc, infra), planner(store, nc, infra, flaky)):
         await wait_until(lambda: _has(store, "PlanReady", 1), what="handled on the third delivery")
     assert attempts == [1, 2, 3]
     assert await list_dead_letters(store.pool) == []
@@ -298,7 +298,7 @@ async def test_exhausted_message_is_parked_and_an_operator_replays_it(store, nc,
 
     await store.append([query_event("dlq")])
     consumer = planner(store, nc, infra, until_fixed)
-    async with running(Publisher(store.pool, nc.jetstream(), infra), consumer):
+    async with running(Publisher(store.pool, nc, infra), consumer):
         await wait_until(lambda: _parked(store, 1), what="parked after 3 attempts")
         (letter,) = await list_dead_letters(store.pool)
         assert letter.deliveries == 3 and "tool bug" in letter.error

@@ -47,7 +47,7 @@ async def test_ask_then_write_then_serve_only_to_the_owner(store, nc, infra) -> 
         infra,
     )
     await store.append([started("r1", "ask", {"query": QUERY, "focus": ["lease_contract"]})])
-    async with running(Publisher(store.pool, nc.jetstream(), infra), team):
+    async with running(Publisher(store.pool, nc, infra), team):
         await wait_until(lambda: _done(store, "ask"), what="the asking step completed")
         await store.append([started("r1", "write", {"query": QUERY, "answers": ANSWERS})])
         await wait_until(lambda: _done(store, "write"), what="the writing step completed")

@@ -180,9 +180,8 @@ async def _a_consumer_with_the_questions_pending(pool, infra: InfraSettings) -> 
 
     nc = await connect(infra.nats_url, "operator-test")
     try:
-        js = nc.jetstream()
         await Consumer(Subscription("operator-test", "QueryReceived", never_called), pool, nc, infra).ensure()
-        await Publisher(pool, js, infra).publish_pending()
+        await Publisher(pool, nc, infra).publish_pending()
     finally:
         await nc.drain()
 

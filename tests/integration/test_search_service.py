@@ -154,7 +154,7 @@ async def test_step_started_to_step_completed_over_nats_with_failure_isolation(s
             r.event() for r in await store.read_correlation(run) if r.envelope.event_type == "StepCompleted"
         ]
 
-    async with running(Publisher(store.pool, nc.jetstream(), infra), consumer):
+    async with running(Publisher(store.pool, nc, infra), consumer):
         await wait_until(lambda: _both(completed), timeout=60, what="two StepCompleted")
 
     (legal,) = await completed("legal")

@@ -67,7 +67,7 @@ async def test_a_run_is_one_trace_from_the_gateway_through_a_handler_to_the_even
     asked = await RunRequests(Reads(store.pool)).ask("s1", QueryFrame(type="query", query="전세 시세"))
     consumer = planner(store, nc, infra, planning)
     with caplog.at_level(logging.INFO, logger=log.name):
-        async with running(Publisher(store.pool, nc.jetstream(), infra), consumer):
+        async with running(Publisher(store.pool, nc, infra), consumer):
             await wait_until(lambda: _count(store, "PlanReady"), what="a plan")
             await wait_until(lambda: _lag_sampled(otel, consumer.durable), what="the consumer's lag")
 
@@ -107,7 +107,7 @@ async def test_a_parked_message_is_counted_as_a_dead_letter_and_its_span_ends_in
         raise Poison("a plan for this can never be made")
 
     await store.append([query_event("poison")])
-    async with running(Publisher(store.pool, nc.jetstream(), infra), planner(store, nc, infra, poisoned)):
+    async with running(Publisher(store.pool, nc, infra), planner(store, nc, infra, poisoned)):
         await wait_until(lambda: _parked(store), what="the message parked")
     handler = otel.span("planner QueryReceived")
     assert handler.attributes["jipsa.outcome"] == "parked"
