@@ -46,9 +46,10 @@ from contracts.values import Intent
 from services.planner.llm_plan import PlanningAnswer
 from services.planner.plan_rules import plan_by_rules
 from services.platform import heap, loop
-from services.platform.db import migrate, open_pool
+from services.platform.db import migrate, open_pool, read_rows
 from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
+from services.projector.runner import Projector
 from tests.bench.cpu import Meter, per_run_lines
 from tests.bench.langgraph_baseline import SeedLlm, run_seed, seed_app, team_work_ms
 from tests.fake_openai import FakeOpenAI, Reply
@@ -348,6 +349,7 @@ async def measure_jipsa(
                 figures.throughput[opts.concurrency] = await concurrent(asks, SEVERAL, opts.concurrent_runs)
         figures.latency["greeting"] = await with_team_work(store, greeting)
         figures.latency["several"] = await with_team_work(store, several)
+        figures.notes.append(await rebuilt(store))
     async with jipsa_system(urls, scratch, fake.base_url) as (gateway, store):
         heap.settle()
 
@@ -363,6 +365,17 @@ async def measure_jipsa(
         modes = {m for runs in figures.llm.values() for t in runs for m in await plan_modes(store, t.run_id)}
         figures.notes.append(f"Jipsa planner modes in the LLM runs: {', '.join(sorted(modes))}")
     return figures
+
+
+async def rebuilt(store: EventStore) -> str:
+    """The projections folded again from this bench's own runs (`jipsa projections rebuild`): the backbone
+    bench's rebuild row folds small events, and a real run's step results and answer are 12-31 kB each."""
+    runs = len(await read_rows(store.pool, "SELECT run_id FROM final_states", ()))
+    started = time.perf_counter()
+    events = await Projector(store).rebuild()
+    seconds = time.perf_counter() - started
+    rate = events / seconds
+    return f"Jipsa's projections rebuilt from this bench's {runs} runs: {events} events at {rate:,.0f}/s"
 
 
 async def plan_modes(store: EventStore, run_id: str) -> list[str]:
