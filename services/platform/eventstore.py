@@ -34,7 +34,7 @@ from datetime import datetime
 from typing import Any, cast
 
 import psycopg
-from psycopg import AsyncConnection, pq
+from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
@@ -200,10 +200,12 @@ async def append_in(
     One round trip: `jipsa_append` (infra/migrations/versions/0008_append_planned_once.py; 0009 keeps its
     plans on the indexes) takes the lock, then reads and inserts in statements of its own, each with a
     snapshot taken after the lock, so it sees the commit of the appender before us. `then` (a consumer's
-    COMMIT) goes in the same round trip: the lock is held until COMMIT, so not while the append's answer
-    comes back and the COMMIT goes out after it. A stream that moved past `expected_version` fails the
-    statement (0011), so the COMMIT behind it commits nothing. `announced`: the caller publishes the
-    events itself once they are committed (the commit notice says so, on ANNOUNCED_CHANNEL)."""
+    COMMIT) is sent right behind it, before its rows are waited for: in the caller's pipeline
+    (db.run_in_transaction) both go in one round trip, so the lock, held until COMMIT, is not held while
+    the append's answer comes back and the COMMIT goes out after it. A stream that moved past
+    `expected_version` fails the statement (0011), so the COMMIT behind it commits nothing. `announced`:
+    the caller publishes the events itself once they are committed (the commit notice says so, on
+    ANNOUNCED_CHANNEL)."""
     if not events:
         return []
     streams = {e.stream_id for e in events}
@@ -211,29 +213,27 @@ async def append_in(
         raise ValueError("expected_version applies to one stream; got events for several")
     attributes = {"db.system.name": "postgresql", "jipsa.store.events": len(events)}
     attributes["jipsa.stream_id"] = next(iter(streams)) if len(streams) == 1 else f"{len(streams)} streams"
-    piped = then is not None and not _in_pipeline(conn)  # the append and its COMMIT in one round trip
     with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span, _moved_stream():
-        async with conn.pipeline() if piped else contextlib.nullcontext():
-            cur = await conn.cursor(row_factory=dict_row).execute(
-                # %b: the arrays go in Postgres's binary format. In the text format psycopg escapes every
-                # element with a regular expression: a third of an append's client time in a profile.
-                "SELECT * FROM jipsa_append(%b::uuid[], %b::text[], %b::text[], %b::int[], %b::text[],"
-                " %b::text[], %b::text[], %b::int, %b::bigint, %b::text)",
-                (
-                    [e.event_id for e in events],
-                    [e.stream_id for e in events],
-                    [e.event_type for e in events],
-                    [e.schema_version for e in events],
-                    [e.correlation_id for e in events],
-                    [dump_json(e.data).decode() for e in events],
-                    [dump_json(e.metadata()).decode() for e in events],
-                    expected_version,
-                    APPEND_LOCK_KEY,
-                    ANNOUNCED_CHANNEL if announced else NOTIFY_CHANNEL,
-                ),
-            )
-            if then is not None:
-                await then()
+        cur = await conn.cursor(row_factory=dict_row).execute(
+            # %b: the arrays go in Postgres's binary format. In the text format psycopg escapes every
+            # element with a regular expression: a third of an append's client time in a profile.
+            "SELECT * FROM jipsa_append(%b::uuid[], %b::text[], %b::text[], %b::int[], %b::text[],"
+            " %b::text[], %b::text[], %b::int, %b::bigint, %b::text)",
+            (
+                [e.event_id for e in events],
+                [e.stream_id for e in events],
+                [e.event_type for e in events],
+                [e.schema_version for e in events],
+                [e.correlation_id for e in events],
+                [dump_json(e.data).decode() for e in events],
+                [dump_json(e.metadata()).decode() for e in events],
+                expected_version,
+                APPEND_LOCK_KEY,
+                ANNOUNCED_CHANNEL if announced else NOTIFY_CHANNEL,
+            ),
+        )
+        if then is not None:
+            await then()
         rows = await cur.fetchall()
         given = {e.event_id: e for e in events}
         by_id = {r["event_id"]: _recorded(r, given) for r in rows}
@@ -245,13 +245,6 @@ async def append_in(
     # and the store, not a dashboard, is the record of what happened.
     telemetry.record_appended(fresh)
     return [by_id[e.event_id] for e in events]
-
-
-def _in_pipeline(conn: AsyncConnection[Any]) -> bool:
-    """Whether the caller's transaction runs in a pipeline already (db.run_in_transaction). A pipeline
-    opened inside another begins and ends with a Sync, each a round trip: a team recording its step,
-    which reads nothing, took three from BEGIN to COMMIT where one is needed before the end."""
-    return conn.pgconn.pipeline_status != pq.PipelineStatus.OFF
 
 
 @contextlib.contextmanager
