@@ -9,7 +9,14 @@ from services.projector import final_state, todo
 from services.projector.final_state import FinalState
 from services.projector.folding import State, fold_runs
 from services.projector.recent import RecentStates
-from services.projector.store import Batch, load_final_states, load_todos, save_final_states, save_todos
+from services.projector.store import (
+    Batch,
+    Stand,
+    load_final_states,
+    load_todos,
+    save_final_states,
+    save_todos,
+)
 from services.projector.todo import Todo
 
 
@@ -21,8 +28,9 @@ class Held:
         self.finals: RecentStates[FinalState] = RecentStates()
 
 
-async def apply(conn: AsyncConnection, batch: Batch, held: Held) -> None:
-    """Fold a batch into the rows of the runs it touches, inside the caller's transaction."""
+async def apply(conn: AsyncConnection, batch: Batch, held: Held) -> Stand:
+    """Fold a batch into the rows of the runs it touches, inside the caller's transaction; return where
+    those runs' rows stand now."""
     todos = held.todos.held(batch.todo_at)
     todos |= await load_todos(conn, sorted(r for r in batch.todo_at if r not in todos))
     finals = held.finals.held(batch.final_at)
@@ -34,6 +42,10 @@ async def apply(conn: AsyncConnection, batch: Batch, held: Held) -> None:
     ended = {run_id for run_id, state in new_finals.items() if state.status in final_state.TERMINAL}
     held.todos.keep(new_todos.items(), ended)
     held.finals.keep(new_finals.items(), ended)
+    return Stand(
+        {run_id: state.last_position for run_id, state in new_todos.items()},
+        {run_id: state.last_position for run_id, state in new_finals.items()},
+    )
 
 
 def _changed(before: dict[str, State], after: dict[str, State]) -> list[State]:

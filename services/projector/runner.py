@@ -42,10 +42,11 @@ from services.projector.store import (
     Batch,
     batch_of,
     clear,
+    events_after,
     lock_checkpoint,
     locked_batch,
     position_of,
-    read_batch,
+    recorded_in,
     save_checkpoint,
 )
 
@@ -81,14 +82,27 @@ class Projector:
 
         One transaction: readers see the old rows until the rebuilt ones commit,
         and live projectors wait on the checkpoint lock instead of interleaving.
+        In one pipeline, each batch's read goes out before the batch before it is
+        folded, so Postgres reads while Python folds; the checkpoint is saved once,
+        at the end, with the last position folded.
         """
         async with self.store.pool.connection() as conn, conn.transaction():
             await lock_checkpoint(conn)
             await clear(conn)
-            await save_checkpoint(conn, 0)
-            folded = 0
-            while batch := await self._apply_batch(conn, await read_batch(conn, self.batch_size)):
-                folded += batch
+            folded, position = 0, 0
+            todo_at: dict[str, int] = {}
+            final_at: dict[str, int] = {}
+            async with conn.pipeline():
+                reading = await events_after(conn, position, self.batch_size)
+                while records := await recorded_in(reading):
+                    folded, position = folded + len(records), records[-1].position
+                    reading = await events_after(conn, position, self.batch_size)
+                    runs = {r.envelope.correlation_id for r in records}
+                    batch = Batch(_of(todo_at, runs), _of(final_at, runs), records)
+                    written = await apply(conn, batch, self.held)
+                    todo_at.update(written.todo_at)
+                    final_at.update(written.final_at)
+                await save_checkpoint(conn, position)
             return folded
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -124,3 +138,7 @@ class Projector:
                 if then is not None:
                     await then()
         return len(batch.records)
+
+
+def _of(positions: dict[str, int], runs: set[str]) -> dict[str, int]:
+    return {run_id: positions[run_id] for run_id in runs if run_id in positions}
