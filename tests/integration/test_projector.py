@@ -36,6 +36,7 @@ from contracts.values import Intent, IntentType, PlanStep, StepError, StepFocus,
 from services.platform.audit import OUTSIDE_RUN, print_timeline, timeline
 from services.platform.db import open_pool
 from services.platform.eventstore import EventStore
+from services.platform.recent import RUNS_HELD
 from services.platform.settings import REPO_ROOT
 from services.projector.cli import audit, projections_app
 from services.projector.digest import digest
@@ -322,6 +323,29 @@ async def test_live_build_equals_rebuild(store: EventStore, pool: AsyncConnectio
 
     assert await projector.rebuild() == sum(len(r.events) for r in runs)
     assert await live_digest(pool) == live
+
+
+async def test_a_rebuild_folds_on_runs_it_let_go(store: EventStore, pool: AsyncConnectionPool) -> None:
+    """More runs in flight than a projector holds in memory, each run's events in batches apart: the
+    rebuild reads the rows of the runs it let go (it wrote them, and knows where they stand) and folds
+    on from them, as the live build does."""
+    runs = [Script(f"wide-{i}", "s-wide") for i in range(RUNS_HELD + 12)]
+    asked = [run.asked(f"질문 {i}") for i, run in enumerate(runs)]
+    planned = [run.planned(cause, SEARCH) for run, cause in zip(runs, asked, strict=True)]
+    started = [run.started(SEARCH, cause) for run, cause in zip(runs, planned, strict=True)]
+    for run, cause in zip(runs, started, strict=True):
+        run.completed(SEARCH, cause)
+    for round_ in range(4):  # one event of every run, then the next of each: each run spans batches
+        await store.append([run.events[round_] for run in runs])
+    projector = Projector(store, batch_size=50)
+    await projector.catch_up()
+    live = await live_digest(pool)
+
+    assert await Projector(store, batch_size=50).rebuild() == 4 * len(runs)
+    assert await live_digest(pool) == live
+    done = await rows(pool, "SELECT count(*) AS n FROM todo_steps WHERE status = 'completed'")
+    asked_rows = await rows(pool, "SELECT count(*) AS n FROM final_states WHERE query LIKE '질문 %%'")
+    assert done == [{"n": len(runs)}] and asked_rows == [{"n": len(runs)}]
 
 
 async def test_rows_say_what_happened(store: EventStore, pool: AsyncConnectionPool) -> None:
