@@ -6,7 +6,7 @@ models), so a field added to a model fails loudly until the migration has it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,8 +33,6 @@ PROJECTION_TABLES: dict[str, str] = {
 }
 
 _TODO_COLUMNS = ("run_id", "session_id", "last_position")
-_TIMESTAMPS = ("started_at", "completed_at", "created_at", "planned_at")
-_FINAL_JSONB = ("intent", "plan", "step_results", "response", "errors")
 
 
 class MissingCheckpoint(RuntimeError):
@@ -208,15 +206,13 @@ async def save_final_states(
     not dumped, compressed and logged again at every event of the run."""
     new = [s for s in states if s.run_id not in stored]
     await _upsert(conn, "final_states", "run_id", new)
+    by_change: dict[frozenset[str], list[FinalState]] = {}
     for state in states:
         if (before := stored.get(state.run_id)) is not None:
-            changed = {c for c in FinalState.model_fields if getattr(state, c) != getattr(before, c)}
-            row = _row(state, jsonb=_FINAL_JSONB, only=changed)
-            assignments = ", ".join(f"{c} = %({c})s" for c in row)
-            await conn.execute(
-                f"UPDATE final_states SET {assignments} WHERE run_id = %(run_id)s",
-                {**row, "run_id": state.run_id},
-            )
+            changed = frozenset(c for c in FinalState.model_fields if getattr(state, c) != getattr(before, c))
+            by_change.setdefault(changed, []).append(state)
+    for changed, alike in by_change.items():
+        await _update(conn, "final_states", "run_id", changed, alike)
     history = [
         entry
         for state in states
@@ -235,15 +231,6 @@ def _todo_row(todo: Todo) -> dict[str, Any]:
         "progress_pct": todo.progress_pct,
         "last_position": todo.last_position,
     }
-
-
-def _row(model: BaseModel, *, jsonb: Iterable[str] = (), only: set[str] | None = None) -> dict[str, Any]:
-    """A model (or `only` those of its columns) as a row: JSON values, real timestamps for timestamptz,
-    Jsonb for jsonb (None is NULL)."""
-    row = model.model_dump(mode="json", include=only)
-    row.update({c: getattr(model, c) for c in _TIMESTAMPS if c in row})
-    row.update({c: Jsonb(row[c]) for c in jsonb if row.get(c) is not None})
-    return row
 
 
 async def _upsert(
@@ -265,4 +252,21 @@ async def _upsert(
         f"INSERT INTO {table} ({listed}) SELECT {listed} FROM jsonb_populate_recordset(NULL::{table}, %s)"
         f" ON CONFLICT ({key}) DO UPDATE SET {updates}",
         (Jsonb(rows, dumps=pydantic_core.to_json),),
+    )
+
+
+async def _update(
+    conn: AsyncConnection, table: str, key: str, columns: frozenset[str], models: Sequence[BaseModel]
+) -> None:
+    """Set `columns` of the models' rows, in one statement: the batch's runs whose fold changed the same
+    columns (most often the same few: a status, a time, the position reached)."""
+    if not columns:
+        return
+    listed = sorted(columns)
+    include = {key, *listed}
+    document = b"[" + b",".join(pydantic_core.to_json(m, include=include) for m in models) + b"]"
+    await conn.execute(
+        f"UPDATE {table} AS t SET {', '.join(f'{c} = x.{c}' for c in listed)}"
+        f" FROM jsonb_populate_recordset(NULL::{table}, %s) AS x WHERE t.{key} = x.{key}",
+        (Jsonb(document, dumps=bytes),),
     )
