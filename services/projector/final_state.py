@@ -31,8 +31,7 @@ from contracts.supervisor import (
 from contracts.teams import StepCompleted, StepFailed
 from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import Intent, PlanStep
-from services.platform.eventstore import Recorded
-from services.projector.folding import Frozen, Projected, evolve_with, handler_table
+from services.projector.folding import Frozen, Logged, Projected, evolve_with, handler_table
 
 RunStatus = Literal[
     "planning",
@@ -124,40 +123,40 @@ def _ended(state: FinalState, status: RunStatus, at: datetime) -> FinalState:
     return state.model_copy(update={"status": status, "completed_at": at, "total_ms": total_ms})
 
 
-def _begun(state: FinalState | None, record: Recorded) -> FinalState:
+def _begun(state: FinalState | None, record: Logged) -> FinalState:
     """Any event of a run opens its state, so a log that lost its QueryReceived still projects."""
     if state is not None:
         return state
-    return FinalState(run_id=record.envelope.correlation_id, session_id=record.envelope.session_id)
+    return FinalState(run_id=record.run_id, session_id=record.session_id)
 
 
-def _on_query(state: FinalState | None, event: QueryReceived, record: Recorded) -> FinalState:
+def _on_query(state: FinalState | None, event: QueryReceived, record: Logged) -> FinalState:
     return _begun(state, record).model_copy(
         update={
             "query": event.query,
             "require_approval": event.options.require_approval,
-            "created_at": record.envelope.occurred_at,
+            "created_at": record.occurred_at,
         }
     )
 
 
-def _on_plan_ready(state: FinalState | None, event: PlanReady, record: Recorded) -> FinalState:
+def _on_plan_ready(state: FinalState | None, event: PlanReady, record: Logged) -> FinalState:
     plan = RunPlan(
         strategy=event.strategy, mode=event.mode, steps=event.steps, estimated_total_s=event.estimated_total_s
     )
     planned = _begun(state, record).model_copy(
-        update={"intent": event.intent, "plan": plan, "planned_at": record.envelope.occurred_at}
+        update={"intent": event.intent, "plan": plan, "planned_at": record.occurred_at}
     )
     return planned if planned.require_approval else _moved(planned, "running")
 
 
 def _on_approval_requested(
-    state: FinalState | None, event: PlanApprovalRequested, record: Recorded
+    state: FinalState | None, event: PlanApprovalRequested, record: Logged
 ) -> FinalState:
     return _moved(_begun(state, record), "awaiting_approval")
 
 
-def _on_approved(state: FinalState | None, event: PlanApproved, record: Recorded) -> FinalState:
+def _on_approved(state: FinalState | None, event: PlanApproved, record: Logged) -> FinalState:
     approved = _begun(state, record)
     if event.modified_steps is not None and approved.plan is not None:
         plan = approved.plan.model_copy(update={"steps": event.modified_steps, "modified_by_person": True})
@@ -165,32 +164,32 @@ def _on_approved(state: FinalState | None, event: PlanApproved, record: Recorded
     return _moved(approved, "running")
 
 
-def _on_input_requested(state: FinalState | None, event: InputRequested, record: Recorded) -> FinalState:
+def _on_input_requested(state: FinalState | None, event: InputRequested, record: Logged) -> FinalState:
     return _moved(_begun(state, record), "awaiting_input")
 
 
-def _on_input_provided(state: FinalState | None, event: InputProvided, record: Recorded) -> FinalState:
+def _on_input_provided(state: FinalState | None, event: InputProvided, record: Logged) -> FinalState:
     return _moved(_begun(state, record), "running")
 
 
-def _on_rejected(state: FinalState | None, event: PlanRejected, record: Recorded) -> FinalState:
-    return _ended(_begun(state, record), "rejected", record.envelope.occurred_at)
+def _on_rejected(state: FinalState | None, event: PlanRejected, record: Logged) -> FinalState:
+    return _ended(_begun(state, record), "rejected", record.occurred_at)
 
 
-def _on_step_started(state: FinalState | None, event: StepStarted, record: Recorded) -> FinalState:
+def _on_step_started(state: FinalState | None, event: StepStarted, record: Logged) -> FinalState:
     return _moved(_begun(state, record), "running")
 
 
-def _on_step_completed(state: FinalState | None, event: StepCompleted, record: Recorded) -> FinalState:
+def _on_step_completed(state: FinalState | None, event: StepCompleted, record: Logged) -> FinalState:
     begun = _begun(state, record)
     # Stored as a v1 result was, with its defaults left out: a rebuild over v1 events gives the same rows.
     result = event.result.model_dump(mode="json", exclude_defaults=True)
     return begun.model_copy(update={"step_results": {**begun.step_results, event.step_id: result}})
 
 
-def _on_step_failed(state: FinalState | None, event: StepFailed, record: Recorded) -> FinalState:
+def _on_step_failed(state: FinalState | None, event: StepFailed, record: Logged) -> FinalState:
     error = RunError(
-        at=record.envelope.occurred_at,
+        at=record.occurred_at,
         code=event.error.code,
         message=event.error.message,
         step_id=event.step_id,
@@ -199,9 +198,9 @@ def _on_step_failed(state: FinalState | None, event: StepFailed, record: Recorde
     return _with_error(_begun(state, record), error)
 
 
-def _on_step_timed_out(state: FinalState | None, event: StepTimedOut, record: Recorded) -> FinalState:
+def _on_step_timed_out(state: FinalState | None, event: StepTimedOut, record: Logged) -> FinalState:
     error = RunError(
-        at=record.envelope.occurred_at,
+        at=record.occurred_at,
         code="timeout",
         message=f"no answer within {event.timeout_s:g} s",
         step_id=event.step_id,
@@ -214,24 +213,24 @@ def _with_error(state: FinalState, error: RunError) -> FinalState:
     return state.model_copy(update={"errors": [*state.errors, error]})
 
 
-def _on_response(state: FinalState | None, event: ResponseReady, record: Recorded) -> FinalState:
+def _on_response(state: FinalState | None, event: ResponseReady, record: Logged) -> FinalState:
     answered = _begun(state, record).model_copy(
         update={"response": event.model_dump(mode="json", exclude={"run_id", "schema_version"})}
     )
     status: RunStatus = "completed_with_errors" if event.failed_steps else "completed"
-    return _ended(answered, status, record.envelope.occurred_at)
+    return _ended(answered, status, record.occurred_at)
 
 
-def _on_run_failed(state: FinalState | None, event: RunFailed, record: Recorded) -> FinalState:
-    error = RunError(at=record.envelope.occurred_at, code=event.code, message=event.reason)
-    return _ended(_with_error(_begun(state, record), error), "failed", record.envelope.occurred_at)
+def _on_run_failed(state: FinalState | None, event: RunFailed, record: Logged) -> FinalState:
+    error = RunError(at=record.occurred_at, code=event.code, message=event.reason)
+    return _ended(_with_error(_begun(state, record), error), "failed", record.occurred_at)
 
 
-def _on_cancelled(state: FinalState | None, event: RunCancelled, record: Recorded) -> FinalState:
-    return _ended(_begun(state, record), "cancelled", record.envelope.occurred_at)
+def _on_cancelled(state: FinalState | None, event: RunCancelled, record: Logged) -> FinalState:
+    return _ended(_begun(state, record), "cancelled", record.occurred_at)
 
 
-def _on_llm_call(state: FinalState | None, event: LlmCallRecorded, record: Recorded) -> FinalState:
+def _on_llm_call(state: FinalState | None, event: LlmCallRecorded, record: Logged) -> FinalState:
     begun = _begun(state, record)
     return begun.model_copy(
         update={
@@ -241,7 +240,7 @@ def _on_llm_call(state: FinalState | None, event: LlmCallRecorded, record: Recor
     )
 
 
-def _on_tool_decision(state: FinalState | None, event: ToolDecisionRecorded, record: Recorded) -> FinalState:
+def _on_tool_decision(state: FinalState | None, event: ToolDecisionRecorded, record: Logged) -> FinalState:
     begun = _begun(state, record)
     return begun.model_copy(update={"tool_decisions": begun.tool_decisions + 1})
 
@@ -268,6 +267,6 @@ _HANDLERS = handler_table(
 )
 
 
-def evolve(state: FinalState | None, record: Recorded) -> FinalState | None:
+def evolve(state: FinalState | None, record: Logged) -> FinalState | None:
     """The run's final state after one more of its events."""
     return evolve_with(_HANDLERS, state, record)

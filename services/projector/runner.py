@@ -45,8 +45,8 @@ from services.projector.store import (
     events_after,
     lock_checkpoint,
     locked_batch,
+    logged_in,
     position_of,
-    recorded_in,
     save_checkpoint,
 )
 
@@ -94,10 +94,10 @@ class Projector:
             final_at: dict[str, int] = {}
             async with conn.pipeline():
                 reading = await events_after(conn, position, self.batch_size)
-                while records := await recorded_in(reading):
+                while records := await logged_in(reading):
                     folded, position = folded + len(records), records[-1].position
                     reading = await events_after(conn, position, self.batch_size)
-                    runs = {r.envelope.correlation_id for r in records}
+                    runs = {r.run_id for r in records}
                     batch = Batch(_of(todo_at, runs), _of(final_at, runs), records)
                     written = await apply(conn, batch, self.held)
                     todo_at.update(written.todo_at)

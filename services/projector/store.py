@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import pydantic_core
@@ -17,9 +18,9 @@ from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
 from services.platform.db import Statement
-from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_row
 from services.platform.wakeup import PROJECTIONS_CHANNEL
 from services.projector.final_state import FinalState, history_entry
+from services.projector.folding import Logged
 from services.projector.todo import Todo, TodoStep
 
 CHECKPOINT = "projections"
@@ -86,9 +87,13 @@ async def clear(conn: AsyncConnection) -> None:
         await conn.execute(f"DELETE FROM {table}")
 
 
+# What a fold reads of each event (folding.Logged), in its fields' order.
+_LOGGED_COLUMNS = (
+    "e.position, e.event_type, e.schema_version, e.correlation_id AS run_id,"
+    " e.metadata->>'session_id' AS session_id, e.metadata->>'occurred_at' AS occurred_at, e.data"
+)
 _BATCH_SQL = (
-    f"SELECT {', '.join(f'e.{c}' for c in EVENT_COLUMNS.split(', '))}, e.correlation_id,"
-    " t.last_position AS todo_at, f.last_position AS final_at"
+    f"SELECT {_LOGGED_COLUMNS}, t.last_position AS todo_at, f.last_position AS final_at"
     " FROM events e LEFT JOIN todos t ON t.run_id = e.correlation_id"
     " LEFT JOIN final_states f ON f.run_id = e.correlation_id"
     f" WHERE e.position > ({_CHECKPOINT_SQL}) ORDER BY e.position LIMIT %s"
@@ -108,7 +113,7 @@ class Stand:
 class Batch(Stand):
     """The events after the checkpoint, and where their runs' rows stand."""
 
-    records: list[Recorded]
+    records: list[Logged]
 
 
 def locked_batch(limit: int) -> tuple[Statement, Statement]:
@@ -119,26 +124,40 @@ def locked_batch(limit: int) -> tuple[Statement, Statement]:
     return (_LOCK_SQL, (CHECKPOINT,)), (_BATCH_SQL, (CHECKPOINT, limit))
 
 
-_EVENTS_AFTER_SQL = f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s"
+_EVENTS_AFTER_SQL = (
+    f"SELECT {_LOGGED_COLUMNS} FROM events e WHERE e.position > %s ORDER BY e.position LIMIT %s"
+)
 
 
 async def events_after(conn: AsyncConnection, position: int, limit: int) -> AsyncCursor[dict[str, Any]]:
     """The events after `position`, asked for: in a pipeline the statement goes out now and its rows are
-    fetched later (`recorded_in`), so Postgres reads them while the caller works. A rebuild folds one
+    fetched later (`logged_in`), so Postgres reads them while the caller works. A rebuild folds one
     batch while the next is read: the rebuild is the only writer of the projections while it holds the
     checkpoint, so it needs no join to learn where the runs' rows stand (it wrote them)."""
     return await conn.cursor(row_factory=dict_row).execute(_EVENTS_AFTER_SQL, (position, limit))
 
 
-async def recorded_in(cursor: AsyncCursor[dict[str, Any]]) -> list[Recorded]:
-    return [recorded_from_row(r) for r in await cursor.fetchall()]
+async def logged_in(cursor: AsyncCursor[dict[str, Any]]) -> list[Logged]:
+    return [_logged(row) for row in await cursor.fetchall()]
 
 
 def batch_of(rows: list[dict[str, Any]]) -> Batch:
     return Batch(
-        {r["correlation_id"]: r["todo_at"] for r in rows if r["todo_at"] is not None},
-        {r["correlation_id"]: r["final_at"] for r in rows if r["final_at"] is not None},
-        [recorded_from_row(r) for r in rows],
+        {r["run_id"]: r["todo_at"] for r in rows if r["todo_at"] is not None},
+        {r["run_id"]: r["final_at"] for r in rows if r["final_at"] is not None},
+        [_logged(r) for r in rows],
+    )
+
+
+def _logged(row: dict[str, Any]) -> Logged:
+    return Logged(
+        row["position"],
+        row["event_type"],
+        row["schema_version"],
+        row["run_id"],
+        row["session_id"],
+        datetime.fromisoformat(row["occurred_at"]),  # as the envelope's model reads the same ISO text
+        row["data"],
     )
 
 

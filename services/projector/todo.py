@@ -25,8 +25,7 @@ from contracts.planner import PlanReady
 from contracts.supervisor import InputRequested, StepRetried, StepSkipped, StepStarted, StepTimedOut
 from contracts.teams import StepCompleted, StepFailed
 from contracts.values import FINISHED_STEPS, PlanStep, StepStatus, Team
-from services.platform.eventstore import Recorded
-from services.projector.folding import Frozen, Projected, evolve_with, handler_table
+from services.projector.folding import Frozen, Logged, Projected, evolve_with, handler_table
 
 
 class TodoStep(Frozen):
@@ -80,17 +79,17 @@ def _with_step(todo: Todo, step_id: str, **changes: object) -> Todo:
     return todo.model_copy(update={"steps": steps})
 
 
-def _on_plan_ready(todo: Todo | None, event: PlanReady, record: Recorded) -> Todo:
-    return _planned(event.run_id, record.envelope.session_id, event.steps)
+def _on_plan_ready(todo: Todo | None, event: PlanReady, record: Logged) -> Todo:
+    return _planned(event.run_id, record.session_id, event.steps)
 
 
-def _on_plan_approved(todo: Todo | None, event: PlanApproved, record: Recorded) -> Todo | None:
+def _on_plan_approved(todo: Todo | None, event: PlanApproved, record: Logged) -> Todo | None:
     if event.modified_steps is None:
         return todo
-    return _planned(event.run_id, record.envelope.session_id, event.modified_steps)
+    return _planned(event.run_id, record.session_id, event.modified_steps)
 
 
-def _on_step_started(todo: Todo | None, event: StepStarted, record: Recorded) -> Todo | None:
+def _on_step_started(todo: Todo | None, event: StepStarted, record: Logged) -> Todo | None:
     if todo is None or (step := todo.step(event.step_id)) is None or step.status in FINISHED_STEPS:
         return todo
     return _with_step(
@@ -98,7 +97,7 @@ def _on_step_started(todo: Todo | None, event: StepStarted, record: Recorded) ->
         event.step_id,
         status="in_progress",
         attempt=event.attempt,
-        started_at=record.envelope.occurred_at,
+        started_at=record.occurred_at,
     )
 
 
@@ -107,52 +106,52 @@ def _finishing(todo: Todo, step_id: str, attempt: int) -> bool:
     return step is not None and step.status == "in_progress" and step.attempt == attempt
 
 
-def _on_step_completed(todo: Todo | None, event: StepCompleted, record: Recorded) -> Todo | None:
+def _on_step_completed(todo: Todo | None, event: StepCompleted, record: Logged) -> Todo | None:
     if todo is None or not _finishing(todo, event.step_id, event.attempt):
         return todo
     return _with_step(
         todo,
         event.step_id,
         status="completed",
-        completed_at=record.envelope.occurred_at,
+        completed_at=record.occurred_at,
         duration_ms=event.duration_ms,
         summary=event.summary,
         error=None,
     )
 
 
-def _on_step_failed(todo: Todo | None, event: StepFailed, record: Recorded) -> Todo | None:
+def _on_step_failed(todo: Todo | None, event: StepFailed, record: Logged) -> Todo | None:
     if todo is None or not _finishing(todo, event.step_id, event.attempt):
         return todo
     return _with_step(
         todo,
         event.step_id,
         status="failed",
-        completed_at=record.envelope.occurred_at,
+        completed_at=record.occurred_at,
         duration_ms=event.duration_ms,
         error=event.error.message,
     )
 
 
-def _on_step_timed_out(todo: Todo | None, event: StepTimedOut, record: Recorded) -> Todo | None:
+def _on_step_timed_out(todo: Todo | None, event: StepTimedOut, record: Logged) -> Todo | None:
     if todo is None or not _finishing(todo, event.step_id, event.attempt):
         return todo
     return _with_step(
         todo,
         event.step_id,
         status="failed",
-        completed_at=record.envelope.occurred_at,
+        completed_at=record.occurred_at,
         error=f"{event.timeout_s:g}초 안에 끝나지 않았습니다",
     )
 
 
-def _on_input_requested(todo: Todo | None, event: InputRequested, record: Recorded) -> Todo | None:
+def _on_input_requested(todo: Todo | None, event: InputRequested, record: Logged) -> Todo | None:
     if todo is None or (step := todo.step(event.step_id)) is None or step.status != "completed":
         return todo
     return _with_step(todo, event.step_id, status="pending", summary=event.message, completed_at=None)
 
 
-def _on_step_retried(todo: Todo | None, event: StepRetried, record: Recorded) -> Todo | None:
+def _on_step_retried(todo: Todo | None, event: StepRetried, record: Logged) -> Todo | None:
     if todo is None or (step := todo.step(event.step_id)) is None or step.status != "failed":
         return todo
     return _with_step(
@@ -166,10 +165,10 @@ def _on_step_retried(todo: Todo | None, event: StepRetried, record: Recorded) ->
     )
 
 
-def _on_step_skipped(todo: Todo | None, event: StepSkipped, record: Recorded) -> Todo | None:
+def _on_step_skipped(todo: Todo | None, event: StepSkipped, record: Logged) -> Todo | None:
     if todo is None or (step := todo.step(event.step_id)) is None or step.status in FINISHED_STEPS:
         return todo
-    return _with_step(todo, event.step_id, status="skipped", completed_at=record.envelope.occurred_at)
+    return _with_step(todo, event.step_id, status="skipped", completed_at=record.occurred_at)
 
 
 _HANDLERS = handler_table(
@@ -187,6 +186,6 @@ _HANDLERS = handler_table(
 )
 
 
-def evolve(todo: Todo | None, record: Recorded) -> Todo | None:
+def evolve(todo: Todo | None, record: Logged) -> Todo | None:
     """The run's todo after one more of its events (None until the run has a plan)."""
     return evolve_with(_HANDLERS, todo, record)

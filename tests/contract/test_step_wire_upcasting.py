@@ -23,7 +23,7 @@ from contracts.values import PlanStep, StepFocus
 from services.planner.plan_rules import plan_by_rules
 from services.platform.eventstore import Recorded
 from services.projector import final_state, todo
-from services.projector.folding import fold_runs
+from services.projector.folding import Logged, fold_runs
 from services.supervisor.response import compose
 from services.supervisor.run import fold
 
@@ -122,6 +122,10 @@ class Recording:
     def envelopes(self) -> list[Envelope]:
         return [r.envelope for r in self.records]
 
+    @property
+    def logged(self) -> list[Logged]:
+        return [Logged.of(r) for r in self.records]
+
 
 def planned_run() -> tuple[Recording, list[PlanStep]]:
     plan = plan_by_rules(QUERY)
@@ -177,7 +181,7 @@ def test_a_run_recorded_with_v1_folds_into_the_same_state_answer_and_projections
     assert state == fold("r1", new.envelopes)
     assert compose(state) == compose(fold("r1", new.envelopes))
     for evolve in (todo.evolve, final_state.evolve):
-        assert fold_runs(evolve, old.records) == fold_runs(evolve, new.records)
+        assert fold_runs(evolve, old.logged) == fold_runs(evolve, new.logged)
     # The final state keeps each result as v1 stored it, so a rebuild gives the rows it gave before.
     stored = {r.envelope.data["step_id"]: r.envelope.data["result"] for r in old.records[3::2]}
-    assert fold_runs(final_state.evolve, old.records)["r1"].step_results == stored
+    assert fold_runs(final_state.evolve, old.logged)["r1"].step_results == stored

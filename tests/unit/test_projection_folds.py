@@ -24,7 +24,7 @@ from contracts.values import Intent, IntentType, PlanStep, StepError, Team
 from services.platform.eventstore import Recorded
 from services.projector import final_state, todo
 from services.projector.final_state import FinalState, history_entry
-from services.projector.folding import fold_runs
+from services.projector.folding import Logged, fold_runs
 from services.projector.todo import Todo
 
 pytestmark = pytest.mark.unit
@@ -41,9 +41,9 @@ class Log:
     """A hand-built event log: positions count up, each event one second after the previous."""
 
     def __init__(self) -> None:
-        self.records: list[Recorded] = []
+        self.records: list[Logged] = []
 
-    def add(self, event: Event, run_id: str = "r1", session_id: str = "s1") -> Recorded:
+    def add(self, event: Event, run_id: str = "r1", session_id: str = "s1") -> Logged:
         position = len(self.records) + 1
         envelope = new_envelope(
             event,
@@ -54,10 +54,11 @@ class Log:
         )
         return self.record(envelope)
 
-    def record(self, envelope: Envelope) -> Recorded:
-        recorded = Recorded(len(self.records) + 1, len(self.records) + 1, envelope.occurred_at, envelope)
-        self.records.append(recorded)
-        return recorded
+    def record(self, envelope: Envelope) -> Logged:
+        position = len(self.records) + 1
+        logged = Logged.of(Recorded(position, position, envelope.occurred_at, envelope))
+        self.records.append(logged)
+        return logged
 
     def todo(self, run_id: str = "r1") -> Todo:
         return fold_runs(todo.evolve, self.records)[run_id]
@@ -290,7 +291,7 @@ def test_a_stored_step_failed_v1_is_read_upcast() -> None:
         duration_ms=50,
     )
     log.add(old)
-    assert log.records[-1].envelope.schema_version == 1
+    assert log.records[-1].schema_version == 1
     assert log.todo().step("search").error == "국토부 API 500"
     assert [(e.code, e.message) for e in log.final().errors] == [("retryable_error", "국토부 API 500")]
 
