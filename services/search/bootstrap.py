@@ -25,6 +25,7 @@ async def build(pool: AsyncConnectionPool, settings: InfraSettings) -> Wiring:
         model = llm_settings.embedding_model or DEFAULT_EMBEDDING_MODEL
         loops.append(attach_dense_vectors(pool, legal, LlmClient(llm_settings), model))
     ctx = SearchContext(pool=pool, legal=legal, llm=LlmClient(LlmSettings()))
+    await ctx.complexes.load(pool)  # read on the first question otherwise
     return Wiring([team_subscription(Team.SEARCH, search_work(ctx, default_tools()))], loops=loops)
 
 

@@ -538,7 +538,7 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
         f = replace(f, deal_type="sale")
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
     months = step.inputs.search.window_months or DEFAULT_WINDOW_MONTHS
-    named = await complex_of_step(ctx.pool, step, f)
+    named = await complex_of_step(ctx, step, f)
     if named is not None:
         f = around_complex(f, named)
     result = market_result(await _stats_for(ctx, f, months))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
 
@@ -22,19 +22,20 @@ from services.platform.team_of_tools import Tool, ToolTeam, choose_by_rules
 from services.platform.tool_choice import ToolPick
 from services.search.legal import LegalIndex
 from services.search.legal.tool import legal_search
-from services.search.listings import listing_search
+from services.search.listings import ComplexNames, listing_search
 from services.search.loans import loan_products
 from services.search.market import market_stats
 
 
 @dataclass(frozen=True)
 class SearchContext:
-    """What tools get from the service: its read-model pool, the legal index built at start, and the
-    LLM client (for tool choice where the rules are unsure)."""
+    """What tools get from the service: its read-model pool, the legal index built at start, the LLM
+    client (for tool choice where the rules are unsure) and the complexes' names."""
 
     pool: AsyncConnectionPool
     legal: LegalIndex | None
     llm: LlmClient | None = None
+    complexes: ComplexNames = field(default_factory=ComplexNames, compare=False)
 
 
 SearchTool = Callable[[SearchContext, StepWork], Awaitable[StepResult]]

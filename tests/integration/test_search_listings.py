@@ -4,7 +4,7 @@ against an independent computation over the same CSVs (csv module + statistics.m
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.steps import StepInputs
 from services.housing.area import PYEONG_M2
 from services.platform.team import StepWork
-from services.search.listings import listing_search
+from services.search.listings import ComplexNames, listing_search
 from services.search.market import market_stats
 from services.search.molit import import_molit
 from tests.integration.listing_helpers import load_listings, read_csv
@@ -25,6 +25,7 @@ pytestmark = pytest.mark.integration
 @dataclass
 class Ctx:
     pool: AsyncConnectionPool
+    complexes: ComplexNames = field(default_factory=ComplexNames)
 
 
 def step(
