@@ -23,8 +23,9 @@ from contracts.api import CancelAccepted, RunEvent, RunEvents, RunState, Session
 from services.gateway.handlers import UnknownRun
 from services.gateway.limits import limits_of, retry_after
 from services.gateway.ports import Ports
-from services.gateway.protocol import FrameError, is_storable, storable
+from services.gateway.protocol import FrameError
 from services.platform.eventstore import Recorded
+from services.platform.storable import is_storable, storable
 
 
 class PlainRefusals(APIRoute):

@@ -39,12 +39,12 @@ from services.gateway.operator_reads import (
     recent_runs,
 )
 from services.gateway.ports import Ports
-from services.gateway.protocol import is_storable
 from services.gateway.settings import GatewaySettings
 from services.platform.audit import TimelineRow, timeline
 from services.platform.deadletters import describe, list_dead_letters
 from services.platform.deadletters import replay as redrive
 from services.platform.eventstore import EventStore
+from services.platform.storable import is_storable
 
 SLOWEST = 10
 # Letters already re-driven stay listed (marked) for a while, so the operator sees what was done.

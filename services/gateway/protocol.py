@@ -7,7 +7,6 @@ as an `error` message; the socket stays open, so a client can fix its frame and 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,6 +23,7 @@ from contracts.websocket import (
     ResumeFrame,
     TodoSkipFrame,
 )
+from services.platform.storable import is_storable
 
 # The frames themselves are the published protocol (contracts/websocket.py); the gateway names them here.
 __all__ = [
@@ -38,10 +38,8 @@ __all__ = [
     "ResumeFrame",
     "TodoSkipFrame",
     "describe",
-    "is_storable",
     "parse_frame",
     "quoted",
-    "storable",
 ]
 
 
@@ -77,17 +75,6 @@ def parse_frame(raw: str | bytes, max_bytes: int) -> ClientFrame:
         raise FrameError("invalid_frame", describe(invalid)) from None
 
 
-def is_storable(text: str) -> bool:
-    return _UNSTORABLE.search(text) is None
-
-
-def storable(text: str) -> str:
-    """A pydantic validator for free text bound for Postgres: refuses what it cannot hold."""
-    if not is_storable(text):
-        raise ValueError("text may not contain U+0000 or unpaired surrogates")
-    return text
-
-
 def _unstorable(value: Any) -> bool:
     """A string Postgres cannot store: U+0000, or a surrogate JSON's \\u escapes left unpaired (a
     paired one was already decoded to its character), which is not even encodable as UTF-8."""
@@ -98,9 +85,6 @@ def _unstorable(value: Any) -> bool:
     if isinstance(value, list):
         return any(_unstorable(item) for item in value)
     return False
-
-
-_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 def quoted(value: object, limit: int = 40) -> str:

@@ -83,6 +83,7 @@ from services.platform.eventstore import ConcurrencyError, EventStore, Recorded,
 from services.platform.outages import backoff, is_outage, store_answers, url_of
 from services.platform.publisher import Announcer
 from services.platform.settings import InfraSettings
+from services.platform.storable import escaped
 
 log = logging.getLogger("jipsa.consumer")
 DECISION_RACES = 5
@@ -368,7 +369,7 @@ class Consumer:
         return "retry"
 
     async def _park(self, msg: Msg, reason: str, delivery: int) -> Result:
-        reason = storable_text(reason)
+        reason = escaped(reason)
         try:
             await park(self.pool, consumer=self.sub.consumer, msg=msg, error=reason, deliveries=delivery)
         except Exception as e:  # the dead-letter place is down too: keep the message in NATS
@@ -417,10 +418,3 @@ async def _wait(stop: asyncio.Event, seconds: float) -> bool:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), seconds)
     return stop.is_set()
-
-
-def storable_text(reason: str) -> str:
-    """`reason` as Postgres text can hold it. It often quotes the message (a validation error shows the
-    bad value), and a message can carry U+0000 or a lone surrogate, which Postgres refuses: the parking
-    would then fail on every delivery, and the message would never be parked."""
-    return reason.encode("utf-8", "backslashreplace").decode().replace("\x00", "\\x00")

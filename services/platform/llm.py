@@ -39,6 +39,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from contracts.telemetry import LlmCallRecorded
 from services.platform import telemetry
 from services.platform.settings import REPO_ROOT
+from services.platform.storable import stripped
 
 PROMPTS_DIR = REPO_ROOT / "prompts"
 MODEL_ENV_PREFIX = "JIPSA_LLM_MODEL_"
@@ -536,6 +537,8 @@ def _read(response: ChatCompletion, answer: AnswerFormat[T]) -> _Answered[T]:
         (usage.prompt_tokens, usage.completion_tokens) if usage else (None, None)
     )
     content = response.choices[0].message.content if response.choices else None
+    if content is not None:
+        content = stripped(content)  # what the store could not hold would fail the answer's event
     try:
         return _Answered("ok", answer.parse(content), prompt_tokens, completion_tokens)
     except InvalidOutput as e:

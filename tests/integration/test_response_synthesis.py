@@ -99,6 +99,20 @@ async def test_when_the_synthesis_call_fails_the_rules_answer_stands(
     assert calls["response_synthesis"].fallback_used and calls["response_synthesis"].outcome == "error"
 
 
+async def test_a_model_answer_holding_a_nul_is_answered_without_it(
+    store: EventStore, infra, endpoint: FakeOpenAI
+) -> None:
+    """A NUL in the model's text (Postgres refuses it, as it does an unpaired surrogate): left in, the
+    answer's event could never be appended, and the run would not end with its answer."""
+    stray = SYNTHESIS.replace("조회", "조\x00회", 1)
+    endpoint.set_default(Reply.text(stray), call_point="response_synthesis")
+    async with jipsa(store, infra) as gateway:
+        code, run = await ask(gateway, COMPREHENSIVE)
+
+    assert code == 0 and run["response"]["type"] == "answer", run
+    assert LEAD in run["response"]["answer"]
+
+
 # --- the same rules on one run's state, without the system around it -------------------------------------
 
 RENT = StepResult(
