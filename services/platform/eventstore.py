@@ -36,17 +36,20 @@ from typing import Any, cast
 import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
+from pydantic import TypeAdapter
 
 from contracts import REGISTRY, Envelope, Event
 from services.platform import telemetry
-from services.platform.db import dump_json, run_again_on_closed
+from services.platform.db import run_again_on_closed
 
 APPEND_LOCK_KEY = 0x4A495053  # "JIPS": the one key every append serialises on
 NOTIFY_CHANNEL = "jipsa_events"
 # The notice of an append whose appender publishes it itself (publisher.Announcer): the relay, whose
 # copy is then only the safety net, may wait and carry several of them in one pass.
 ANNOUNCED_CHANNEL = "jipsa_events_announced"
+_ENVELOPES = TypeAdapter(list[Envelope])
 MOVED_STREAM = "JA409"  # the SQLSTATE of jipsa_append's refusal: the stream moved past the expected version
 
 
@@ -198,14 +201,14 @@ async def append_in(
     """Append inside the caller's transaction (a consumer appends and marks its inbox in one commit).
 
     One round trip: `jipsa_append` (infra/migrations/versions/0008_append_planned_once.py; 0009 keeps its
-    plans on the indexes) takes the lock, then reads and inserts in statements of its own, each with a
-    snapshot taken after the lock, so it sees the commit of the appender before us. `then` (a consumer's
-    COMMIT) is sent right behind it, before its rows are waited for: in the caller's pipeline
-    (db.run_in_transaction) both go in one round trip, so the lock, held until COMMIT, is not held while
-    the append's answer comes back and the COMMIT goes out after it. A stream that moved past
-    `expected_version` fails the statement (0011), so the COMMIT behind it commits nothing. `announced`:
-    the caller publishes the events itself once they are committed (the commit notice says so, on
-    ANNOUNCED_CHANNEL)."""
+    plans on the indexes; 0012 takes the envelopes as JSON) takes the lock, then reads and inserts in
+    statements of its own, each with a snapshot taken after the lock, so it sees the commit of the
+    appender before us. `then` (a consumer's COMMIT) is sent right behind it, before its rows are waited
+    for: in the caller's pipeline (db.run_in_transaction) both go in one round trip, so the lock, held
+    until COMMIT, is not held while the append's answer comes back and the COMMIT goes out after it. A
+    stream that moved past `expected_version` fails the statement (0011), so the COMMIT behind it commits
+    nothing. `announced`: the caller publishes the events itself once they are committed (the commit
+    notice says so, on ANNOUNCED_CHANNEL)."""
     if not events:
         return []
     streams = {e.stream_id for e in events}
@@ -215,18 +218,11 @@ async def append_in(
     attributes["jipsa.stream_id"] = next(iter(streams)) if len(streams) == 1 else f"{len(streams)} streams"
     with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span, _moved_stream():
         cur = await conn.cursor(row_factory=dict_row).execute(
-            # %b: the arrays go in Postgres's binary format. In the text format psycopg escapes every
-            # element with a regular expression: a third of an append's client time in a profile.
-            "SELECT * FROM jipsa_append(%b::uuid[], %b::text[], %b::text[], %b::int[], %b::text[],"
-            " %b::text[], %b::text[], %b::int, %b::bigint, %b::text)",
+            # The envelopes as one JSON document, written by pydantic in one call (0012): psycopg dumps
+            # arrays element by element in Python, 124 us of client CPU for one event's seven arrays.
+            "SELECT * FROM jipsa_append(%b, %b::int, %b::bigint, %b::text)",
             (
-                [e.event_id for e in events],
-                [e.stream_id for e in events],
-                [e.event_type for e in events],
-                [e.schema_version for e in events],
-                [e.correlation_id for e in events],
-                [dump_json(e.data).decode() for e in events],
-                [dump_json(e.metadata()).decode() for e in events],
+                Jsonb(list(events), dumps=_ENVELOPES.dump_json),
                 expected_version,
                 APPEND_LOCK_KEY,
                 ANNOUNCED_CHANNEL if announced else NOTIFY_CHANNEL,

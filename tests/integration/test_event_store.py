@@ -65,6 +65,21 @@ async def test_a_batch_partly_stored_appends_only_the_new_events_after_the_store
     ]
 
 
+async def test_a_batch_over_streams_partly_stored_continues_each_stream(store: EventStore) -> None:
+    """The several-streams path of `jipsa_append` (one stream's batches take a path of their own)."""
+    stored_a, stored_b = query("a"), query("b")
+    await store.append([stored_a, stored_b])
+    new_a, new_b = query("a", "둘째"), query("b", "둘째")
+    again = await store.append([new_b, stored_a, new_a, stored_b])
+    assert [(r.envelope.event_id, r.envelope.stream_id, r.stream_version) for r in again] == [
+        (new_b.event_id, "run-b", 2),
+        (stored_a.event_id, "run-a", 1),
+        (new_a.event_id, "run-a", 2),
+        (stored_b.event_id, "run-b", 1),
+    ]
+    assert again[0].position < again[2].position  # the new events in the order they were given
+
+
 @pytest.mark.parametrize(
     "statement", ["UPDATE events SET event_type = 'X'", "DELETE FROM events", "TRUNCATE events"]
 )
