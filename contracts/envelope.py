@@ -38,12 +38,6 @@ class Envelope(BaseModel):
     trace: TraceContext = TraceContext()
     data: dict[str, Any]
 
-    def metadata(self) -> dict[str, Any]:
-        """Everything but the payload, as stored in the store's metadata column."""
-        return self.model_dump(
-            mode="json", exclude={"data", "event_id", "event_type", "schema_version", "stream_id"}
-        )
-
 
 def run_stream(run_id: str) -> str:
     """The stream every event of a run is appended to: the supervisor decides on it as one aggregate."""

@@ -5,8 +5,9 @@ psycopg dumps an array in Python, element by element, with a lookup of each elem
 arrays of a one-event append took 124 us of the client's CPU in a micro-benchmark, after the payload and
 the metadata had each gone through a JSON encoder of their own. pydantic writes the envelopes as one
 JSON document in 3 us. Postgres splits it: the payload is the envelope's `data`, the metadata the
-envelope without the payload and the fields that have columns of their own (as `Envelope.metadata`
-writes it).
+envelope without the payload and the fields that have columns of their own, which is what
+`eventstore.recorded_from_row` builds the envelope back from (`Envelope.metadata`, which wrote it in
+Python, is gone).
 
 One stream's batch reads the stream's head once, for the expected version and the new versions both,
 and inserts its rows as they come, where the several-streams path joins each row to its stream's head
