@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from tests.eval.answers import EVAL_DATA, LegalScore, legal_dev, legal_ours, legal_scores, planning_scores
@@ -56,6 +57,14 @@ def planning_rows(label: str, scores: Sequence[QuestionResult]) -> list[tuple[st
     ]
 
 
+def scenario_files() -> list[Path]:
+    """The shared dev set first, then ours (scenarios.jsonl), then each set of a kind (scenarios_KIND.jsonl,
+    e.g. scenarios_constraints.jsonl): each is a row of its own."""
+    dev, ours = EVAL_DATA / "scenarios_dev.jsonl", EVAL_DATA / "scenarios.jsonl"
+    kinds = sorted(p for p in EVAL_DATA.glob("scenarios_*.jsonl") if p != dev)
+    return [dev, ours, *kinds]
+
+
 def scenario_rows(label: str, results: Sequence[ScenarioResult]) -> list[tuple[str, str]]:
     return [(f"scenarios ({label}): all expectations met", share(results, lambda r: r.passed))]
 
@@ -87,23 +96,25 @@ async def evaluate(show_details: bool) -> None:
         own_legal = await legal_scores(asking, legal_ours())
         planning = await planning_scores(asking)
         own_planning = await planning_scores(asking, EVAL_DATA / "planning_ours.jsonl")
-        dev_scenarios = await run_scenarios(gateway.http_url, EVAL_DATA / "scenarios_dev.jsonl")
-        own = EVAL_DATA / "scenarios.jsonl"
-        own_scenarios = await run_scenarios(gateway.http_url, own) if own.exists() else []
+        scenario_sets = {
+            path.stem.removeprefix("scenarios_").removeprefix("scenarios") or "ours": await run_scenarios(
+                gateway.http_url, path
+            )
+            for path in scenario_files()
+        }
     rows = [
         *legal_rows("dev set", legal),
         *legal_rows("ours", own_legal),
         *planning_rows("dev set", planning),
         *planning_rows("ours", own_planning),
-        *scenario_rows("dev set", dev_scenarios),
-        *scenario_rows("ours", own_scenarios),
+        *(row for label, results in scenario_sets.items() for row in scenario_rows(label, results)),
     ]
     width = max(len(name) for name, _ in rows)
     print(f"make eval: rules mode, end to end through the WebSocket ({time.perf_counter() - began:.0f} s)")
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")
     if show_details:
-        scenarios = [*dev_scenarios, *own_scenarios]
+        scenarios = [result for results in scenario_sets.values() for result in results]
         for line in details([*legal, *own_legal], [*planning, *own_planning], scenarios):
             print(line)
 
