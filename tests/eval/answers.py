@@ -75,6 +75,12 @@ def legal_ours() -> list[dict[str, Any]]:
     return read_jsonl(EVAL_DATA / "legal_ours.jsonl")
 
 
+def legal_statutes(batch: str) -> list[dict[str, Any]]:
+    """Questions written from articles drawn across every law of the corpus (source/legal_statutes.py):
+    batch "dev" to develop on, "heldout" measured only when a change is done."""
+    return read_jsonl(EVAL_DATA / f"legal_statutes_{batch}.jsonl")
+
+
 async def legal_scores(ask: Ask, rows: list[dict[str, Any]]) -> list[LegalScore]:
     async def score(row: dict[str, Any]) -> LegalScore:
         answer = await ask(row["question"])
