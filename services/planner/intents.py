@@ -54,6 +54,9 @@ class Signal:
     intent: IntentType | None
     weight: float
     pattern: re.Pattern[str]
+    # Words of everyday speech ("…하는 법", "사도 될까", "당했어요") that weigh only in a question already
+    # about housing: "비트코인 사도 될까요?" is no question for Jipsa.
+    needs_housing: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,16 +67,19 @@ class Hit:
 
 
 def _signals(*rows: tuple[Topic, IntentType | None, float, str]) -> tuple[Signal, ...]:
-    return tuple(Signal(t, i, w, re.compile(p, re.IGNORECASE)) for t, i, w, p in rows)
+    return tuple(Signal(t, i, w, re.compile(p, re.IGNORECASE), p in _EVERYDAY) for t, i, w, p in rows)
 
 
 _REQUEST = r"[가-힣\s]{0,4}?(?:줘|주세요|주실|줄래|주라|부탁|해\s*줘|해\s*주|드려|달라)"
+_HARM = r"당했|피해|구제|대처|대응"
+_BUY_OR_NOT = r"(?:사도|매수해도|구매해도|투자해도|사야|사는\s*게)\s*(?:될까|되나|돼|괜찮|좋을까|맞을까|할까)|살까\s*말까"
+_EVERYDAY = frozenset((_HARM, _BUY_OR_NOT))
 SIGNALS = _signals(
     (
         Topic.LEGAL,
         I.LEGAL_CONSULT,
         3,
-        r"임대차\s*보호법?|보호법|법률|법적|법령|법조항|(?<!방)법(?!인)|조항|조문|판례|시행령|legal|law",
+        r"임대차\s*보호법?|보호법|법률|법적|법령|법조항|(?<![방는])(?<!는\s)법(?!인)|조항|조문|판례|시행령|legal|law",
     ),
     (
         Topic.LEGAL,
@@ -93,7 +99,7 @@ SIGNALS = _signals(
         3,
         r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받)|반환\s*보증|보증\s*보험|퇴거|명도",
     ),
-    (Topic.LEGAL, I.LEGAL_CONSULT, 3, r"당했|피해|구제|대처|대응"),
+    (Topic.LEGAL, I.LEGAL_CONSULT, 3, _HARM),
     (Topic.TAX, I.LEGAL_CONSULT, 3, r"취득세|양도\s*(?:소득)?세|보유세|재산세|종부세|종합\s*부동산세"),
     (
         Topic.LEGAL,
@@ -193,12 +199,7 @@ SIGNALS = _signals(
         4,
         r"종합|전반|전체적|총체|다각도|모든\s*면|한\s*번에\s*다|전부\s*(?:분석|알려|검토)",
     ),
-    (
-        Topic.OVERALL,
-        I.COMPREHENSIVE,
-        4,
-        r"(?:사도|매수해도|구매해도|투자해도|사야|사는\s*게)\s*(?:될까|되나|돼|괜찮|좋을까|맞을까|할까)|살까\s*말까",
-    ),
+    (Topic.OVERALL, I.COMPREHENSIVE, 4, _BUY_OR_NOT),
     (
         Topic.ANALYSIS_ASK,
         None,
@@ -237,6 +238,13 @@ _CLAUSE_BREAK = re.compile(
 _HOUSING_WORDS = re.compile(
     r"집(?!사)|부동산|이사|동네|주거|거주|살\s*곳|방\s*(?:구|보러|얻)|매물|임대|임차|계약|보증금|관리비"
     r"|house|home|rent|real estate",
+    re.IGNORECASE,
+)
+_DEAL_NOUNS = re.compile(r"매매|전세|월세|분양|매수|매입|임대|임차")
+_INTERNALS = re.compile(
+    r"프롬프트|prompt|시스템\s*(?:메시지|설정|지시)|비밀\s*번호|패스\s*워드|password|api\s*키|api[\s_-]*key"
+    r"|토큰|token|설정\s*파일|환경\s*변수|소스\s*코드|관리자\s*(?:계정|권한|모드|페이지)|접속\s*(?:정보|계정)"
+    r"|데이터\s*베이스|(?:지시|명령|규칙)\w*\s*(?:은|는|을|를)?\s*(?:모두|전부|다)?\s*무시|ignore\s+(?:all|previous)",
     re.IGNORECASE,
 )
 _SMALL_TALK = re.compile(
@@ -356,10 +364,14 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
         return I.UNCLEAR, 0.9, []
     if is_small_talk(text):
         return I.IRRELEVANT, 0.95, _words(m.group(0) for m in _SMALL_TALK.finditer(text))
+    if asks_about_internals(text) and not _HOUSING_WORDS.search(text):
+        return I.IRRELEVANT, 0.9, []  # "관리자 비밀번호 뭐야?": 관리자 is in the statutes, the request is not
     hits = find_hits(text)
     about_law = statute_headings().match(text).score >= STATUTE_FLOOR
-    about_housing = _HOUSING_WORDS.search(text) or _names_anything(entities) or about_law
-    if not about_housing and not any(h.signal.weight >= DECIDING_WEIGHT for h in hits):
+    about_housing = _HOUSING_WORDS.search(text) or _names_anything(entities, text) or about_law
+    if not about_housing and not any(
+        h.signal.weight >= DECIDING_WEIGHT and not h.signal.needs_housing for h in hits
+    ):
         return I.IRRELEVANT, 0.8, []  # "점심 메뉴 추천해줘": lean words alone are not about housing
     whole = _scores(hits, text, entities)
     if _asks_overall(hits, whole):
@@ -481,10 +493,16 @@ def _keywords(hits: list[Hit], winner: IntentType, entities: QueryEntities) -> l
     return _words(words or entities.gu + entities.dong + entities.stations)
 
 
-def _names_anything(entities: QueryEntities) -> bool:
-    return bool(
-        entities.gu or entities.dong or entities.stations or entities.property_types or entities.deal_type
-    )
+def _names_anything(entities: QueryEntities, text: str) -> bool:
+    """A place, a kind of home or a deal named: a deal read from a verb alone ("사도 될까") names none."""
+    deal = entities.deal_type is not None and _DEAL_NOUNS.search(text)
+    return bool(entities.gu or entities.dong or entities.stations or entities.property_types or deal)
+
+
+def asks_about_internals(text: str) -> bool:
+    """A request for how Jipsa is made or run (its prompts, settings, credentials) or to drop its
+    instructions: answered with guidance, whatever statute words it holds."""
+    return bool(_INTERNALS.search(text))
 
 
 def _words(words: Iterable[str]) -> list[str]:
