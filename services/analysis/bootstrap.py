@@ -16,7 +16,7 @@ from services.platform.service import Wiring, run_service
 from services.platform.settings import InfraSettings
 from services.platform.team import team_subscription
 
-CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령", "공인중개사법 시행규칙"}
+CITED_LAWS = {"주택임대차보호법", "주택임대차보호법 시행령", "공인중개사법", "공인중개사법 시행규칙"}
 
 
 def load_library() -> Library:

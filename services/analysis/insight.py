@@ -17,7 +17,7 @@ TOOL_NAMES = {
     "roi": "투자 수익률",
     "policy": "주거 지원 정책",
     "priority_repayment": "최우선변제",
-    "brokerage_fee": "중개보수 거래금액",
+    "brokerage_fee": "중개보수",
 }
 
 

@@ -7,7 +7,6 @@ import pytest
 
 from contracts.entities import QueryEntities
 from contracts.results import StepResult
-from services.analysis.brokerage_fee import brokerage_fee
 from services.analysis.case import Case
 from services.analysis.jeonse_risk import jeonse_risk
 from services.analysis.priority_repayment import priority_repayment
@@ -17,9 +16,7 @@ from services.analysis.statutes import StatuteBook
 from tests.unit.step_results import RULES, cited, figure, lease_with_base_rate
 
 pytestmark = pytest.mark.unit
-STATUTES = StatuteBook.load(
-    CORPUS, laws={"주택임대차보호법", "주택임대차보호법 시행령", "공인중개사법 시행규칙"}
-)
+STATUTES = StatuteBook.load(CORPUS, laws={"주택임대차보호법", "주택임대차보호법 시행령"})
 
 
 # 1. 차임·보증금 증액 (주택임대차보호법 제7조②, 시행령 제8조①: 약정한 차임등의 20분의 1; 제8조②: 1년)
@@ -174,54 +171,6 @@ def test_a_money_word_is_not_a_place() -> None:
     assert result.headline.startswith("지역을 말씀하지 않아")
 
 
-# 4. 중개보수 거래금액 (공인중개사법 시행규칙 제20조⑤ 제1호)
-
-
-def fee(query: str, **entities):
-    return brokerage_fee(Case(query, QueryEntities(**entities)), RULES.brokerage, STATUTES)
-
-
-def test_a_small_monthly_lease_multiplies_the_rent_by_70() -> None:
-    # 500 + 40 × 100 = 4,500 < 5,000 -> 500 + 40 × 70 = 3,300.
-    result = fee("보증금 500에 월세 40이면 복비 거래금액은?", deposit_manwon=500, monthly_rent_manwon=40)
-    assert figure(result, "중개보수 거래금액").value == 3300
-    assert result.headline.startswith(
-        "보증금 500만원에 월세 40만원이면 중개보수의 거래금액은 3,300만원입니다"
-    )
-    assert cited(result) == {"공인중개사법_시행규칙/제20조"}
-    assert any("별표 1은 이 자료에 없어" in f for f in result.findings)
-
-
-def test_a_lease_at_exactly_5000_keeps_the_rent_times_100() -> None:
-    # 1,000 + 40 × 100 = 5,000: not under 5천만원, so × 100 stands.
-    assert (
-        figure(fee("보증금 1000 월세 40 복비", deposit_manwon=1000, monthly_rent_manwon=40), "중개보수").value
-        == 5000
-    )
-
-
-def test_a_larger_monthly_lease_multiplies_the_rent_by_100() -> None:
-    # 5,000 + 100 × 100 = 15,000.
-    assert (
-        figure(
-            fee("보증금 5천 월세 100 복비", deposit_manwon=5000, monthly_rent_manwon=100), "중개보수"
-        ).value
-        == 15000
-    )
-
-
-def test_a_shop_fee_is_capped_at_nine_per_thousand_of_the_amount() -> None:
-    # 상가 (제20조④ 제2호): 3,000 + 200 × 100 = 23,000; × 0.9% = 207만원 from each party.
-    result = fee(
-        "상가 보증금 3000 월세 200 중개수수료",
-        property_types=["commercial"],
-        deposit_manwon=3000,
-        monthly_rent_manwon=200,
-    )
-    assert figure(result, "중개보수 거래금액").value == 23000
-    assert figure(result, "중개보수 상한 (주택 외").value == 207
-
-
 # 5. 전세가율 (보증금 + 선순위 채권) ÷ 매매가: the person's price before the market's
 
 
@@ -298,12 +247,3 @@ def test_a_debt_said_to_be_absent_is_still_checked_in_the_register() -> None:
     )
     assert figure(result, "보증금+선순위채권 ÷ 시세").value == 55.0  # 55,000 ÷ 100,000: '안전'
     assert any("없다고 하셨으니 등기부등본" in f for f in result.findings)
-
-
-def test_an_amount_with_no_lease_role_is_not_a_deposit_for_the_fee() -> None:
-    # 50만원 is an extra charge the broker asks for, not the lease's deposit: no 거래금액 to reckon.
-    result = fee("복비 말고 중개사가 수고비로 50만원 따로 더 달래요.. 줘야 되는 건가요?")
-    assert not result.figures and result.questions
-    # a deposit-and-rent pair in order still reads as the lease: 1,000 + 50 × 100 = 6,000 ≥ 5,000.
-    paired = fee("보증금 1000 월세 50 원룸 복비 계산")
-    assert figure(paired, "중개보수 거래금액").value == 6000

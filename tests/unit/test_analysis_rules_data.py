@@ -80,3 +80,19 @@ def test_the_brokerage_rule_is_the_articles() -> None:
     assert "5천만원 미만" in text and rule.small_threshold_manwon == 5000
     assert "1천분의 9" in text and rate.max_rate == 0.009
     assert rule.effective_date <= date.today() and rate.effective_date <= date.today()
+
+
+def test_the_brokerage_rate_tables_rest_on_the_articles_that_delegate_them() -> None:
+    """별표 1·2 and the 조례 are not in the corpus; the articles that hand the rates to them are, and say
+    what the answer says: 제32조④ (국토교통부령의 범위에서 시·도 조례), 제20조① (쌍방 각각, 조례의 요율한도
+    이내에서 협의), ④ 제1호 (전용 85㎡ 이하 오피스텔, 별표 2)."""
+    book = StatuteBook.load(CORPUS)
+    act = book.cite("공인중개사법/제32조", max_chars=10_000).text
+    rule = book.cite("공인중개사법_시행규칙/제20조", max_chars=10_000).text
+    assert "국토교통부령으로 정하는 범위 안에서" in act and "조례로 정하고" in act
+    assert "쌍방으로부터 각각" in rule and "별표 1" in rule and "요율한도 이내에서" in rule
+    officetel = RULES.brokerage.officetel[-1]
+    assert f"{officetel.max_exclusive_m2}제곱미터 이하" in rule and "별표 2" in rule
+    for table in RULES.brokerage.housing:
+        assert set(table.articles) <= {"공인중개사법/제32조", "공인중개사법_시행규칙/제20조"}
+        assert "별표 1" in table.source and table.effective_from <= date.today()
