@@ -18,7 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from contracts.results import StepResult
 from services.housing.addresses import region_address
 from services.housing.area import PYEONG_M2
-from services.housing.dates import DATE, DateError, dates_at, parse_date, parse_term_months, term_end
+from services.housing.dates import (
+    DATE,
+    DateError,
+    parse_date,
+    parse_term_months,
+    spoken_dates,
+    term_end,
+    without_dates,
+)
 from services.housing.endings import strip_ending
 from services.housing.money import AmountError, parse_won
 from services.housing.names import person_name
@@ -226,8 +234,8 @@ def keyed_fields(
         value = _read_window(name, words)
         if value is not None and name not in found:
             found[name] = value
-        if name in ("interim_payment_won", "balance_won") and (dates := dates_at(words)):
-            found.setdefault(name.replace("_won", "_date"), dates[0][1])
+        if name in ("interim_payment_won", "balance_won") and (dates := spoken_dates(words)):
+            found.setdefault(name.replace("_won", "_date"), dates[0].day)
     return found
 
 
@@ -253,8 +261,8 @@ def _read_window(name: str, words: str) -> Any:
         amount = AMOUNT_RE.search(words)
         return parse_won(amount.group()) if amount else None
     if name.endswith("_date"):
-        dates = dates_at(words)
-        return dates[0][1] if dates else None
+        dates = spoken_dates(words)
+        return dates[0].day if dates else None
     value = strip_ending(LEADING.sub("", words))
     if name.endswith("_name"):
         return person_name(value)
@@ -297,15 +305,13 @@ def _term(text: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     if match := TERM_RANGE.search(text):
         return {"term_start": parse_date(match.group(1)), "term_end": parse_date(match.group(5))}
-    for at, day in dates_at(text):
-        after, before = text[at:], text[:at]
-        date_text = DATE.match(after)
-        rest = after[date_text.end() :] if date_text else ""
+    for spoken in spoken_dates(text):
+        before, rest = text[: spoken.start], text[spoken.end :]
         if re.match(r"\s*(?:부터|에\s*입주|입주|시작)", rest) or START_MARK.search(before):
-            found.setdefault("term_start", day)
+            found.setdefault("term_start", spoken.day)
         elif re.match(r"\s*까지", rest) or END_MARK.search(before):
-            found.setdefault("term_end", day)
-    if (months := parse_term_months(DATE.sub(" ", text))) is not None:
+            found.setdefault("term_end", spoken.day)
+    if (months := parse_term_months(without_dates(text))) is not None:
         found["term_months"] = months
     return found
 
@@ -375,7 +381,7 @@ def read_answer(name: str, text: str) -> dict[str, Any]:
 
 def _term_end_answer(text: str) -> dict[str, Any]:
     """The end of the term may be answered as a date or as a length ('2년')."""
-    if dates_at(text):
+    if spoken_dates(text):
         return {"term_end": parse_date(text)}
     if (months := parse_term_months(text)) is not None:
         return {"term_months": months}

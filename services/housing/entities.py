@@ -7,6 +7,7 @@ The LLM is never asked for these: a number misread by a model would be passed to
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import TypeVar
 
 from contracts.entities import DealType, PropertyType, QueryEntities
@@ -61,8 +62,11 @@ def deal_type(text: str) -> DealType | None:
     return deals[0] if deals else None
 
 
-def extract_entities(query: str, gazetteer: Gazetteer | None = None) -> QueryEntities:
-    """Everything a team may need from the question; odd input gives empty entities, never an error."""
+def extract_entities(
+    query: str, gazetteer: Gazetteer | None = None, today: date | None = None
+) -> QueryEntities:
+    """Everything a team may need from the question; odd input gives empty entities, never an error.
+    `today` is the day the question was asked: dates said relative to it ("내일", "다음 달 말") are read."""
     text = normalize(query)
     if not text.strip():
         return QueryEntities()
@@ -94,7 +98,7 @@ def extract_entities(query: str, gazetteer: Gazetteer | None = None) -> QueryEnt
         senior_debt_manwon=given.senior_debt,
         income_manwon=given.income,
         percent=parse_percent(text),
-        dates=find_dates(text),
+        dates=find_dates(text, today),
         term_months=parse_term_months(_without_elapsed(text)),
     )
 

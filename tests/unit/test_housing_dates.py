@@ -8,12 +8,13 @@ import pytest
 
 from services.housing.dates import (
     DateError,
+    SpokenDate,
     clause_term_months,
-    dates_at,
     find_dates,
     months_between,
     parse_date,
     parse_term_months,
+    spoken_dates,
     term_end,
 )
 
@@ -29,7 +30,7 @@ def test_every_way_a_date_is_written(text: str) -> None:
 
 
 def test_dates_keep_where_they_start_and_impossible_ones_are_dropped() -> None:
-    assert dates_at("2025년 2월 30일, 2025년 3월 1일") == [(14, date(2025, 3, 1))]
+    assert spoken_dates("2025년 2월 30일, 2025년 3월 1일") == [SpokenDate(14, 25, date(2025, 3, 1))]
     with pytest.raises(DateError):
         parse_date("다음 달 초")
 
