@@ -148,7 +148,7 @@ def test_a_day_before_the_table_came_into_force_gets_no_rate() -> None:
     result = brokerage_fee(case, RULES.brokerage, STATUTES)
     assert figure(result, "중개보수 거래금액").value == 30000
     assert not [f for f in result.figures if f.label.startswith("중개보수 상한")]
-    assert "요율표는 자료에 없습니다" in result.headline
+    assert result.headline and "요율표는 자료에 없습니다" in result.headline
 
 
 def test_a_rate_table_with_a_gap_at_the_bottom_is_refused() -> None:
