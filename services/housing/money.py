@@ -38,7 +38,7 @@ _SUB = (
 # Words after a number that make it something other than money.
 _NOT_MONEY = (
     r"\d|[,.]\d|\s*(?:평|㎡|m|제곱|%|퍼|프로|년|개월|월(?!세|차임|급|\s*\d+(?!\d|\s*일))"
-    r"|일|층|호|동|세|명|분|개|번|살|차|억|km|시|가구|채|건|곳)"
+    r"|일|층|호|동|세|명|분|개|번|살(?![고아았면며던])|차|억|km|시|가구|채|건|곳)"
 )
 # Won below 만 after a 만 amount: "12억 3,456만 7,890원".
 _WON_TAIL = r"(?:\s*(?P<{name}>\d,\d{{3}}|\d{{1,4}})(?=\s*원))?"

@@ -208,3 +208,9 @@ def test_what_is_written_reads_back() -> None:
 def test_odd_input_never_raises(text: object) -> None:
     find_money(text)
     parse_manwon(text)
+
+
+def test_an_amount_before_the_verb_to_live_is_money_not_an_age():
+    """'전세 3억6천 살고 있어요' lives on 3억 6천만원; '30살' is an age."""
+    assert [m.won for m in find_money("전세 3억6천 살고 있어요")] == [360_000_000]
+    assert find_money("30살 직장인이에요") == []
