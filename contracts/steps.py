@@ -11,6 +11,7 @@ dispatches the step, and from there on they travel typed.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -59,6 +60,11 @@ class StepInputs(Frozen):
     )
     answers: dict[str, str] = Field(
         default={}, description="the person's answers to the step's questions, field -> text as written"
+    )
+    said_on: date | None = Field(
+        default=None,
+        description="the day in Korea the person asked (QueryReceived's time): dates said relative to it "
+        "('내일', '다음 달 말') are read against it, so a replay reads the same dates",
     )
     search: SearchOptions = SearchOptions()
 
