@@ -7,12 +7,15 @@ latest PlanReady and QueryReceived), the source of truth, in the handler's own t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from psycopg import AsyncConnection
 
 from contracts import caused_by
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
+from contracts.values import PlanStep
+from services.housing.dates import korean_day
 from services.planner.plan_rules import PriorTurn
 from services.planner.planning import plan
 from services.platform.consumer import HandlerContext, Outcome, Subscription
@@ -30,16 +33,22 @@ class Planner:
     async def _on_query(self, ctx: HandlerContext) -> Outcome:
         query: QueryReceived = ctx.event  # type: ignore[assignment]
         previous = await previous_turn(ctx.conn, ctx.envelope.session_id, query.run_id)
-        planned = await plan(self.llm, query.query, previous, query.run_id)
+        asked_on = korean_day(ctx.envelope.occurred_at)  # the turn's own time, so a replay reads the same
+        planned = await plan(self.llm, query.query, previous, query.run_id, asked_on)
         ready = PlanReady(
             run_id=query.run_id,
             intent=planned.plan.intent,
-            steps=planned.plan.steps,
+            steps=said_on(planned.plan.steps, asked_on),
             strategy=planned.plan.strategy,
             estimated_total_s=planned.plan.estimated_total_s,
             mode=planned.mode,
         )
         return Outcome([caused_by(e, ctx.envelope) for e in (*planned.llm_calls, ready)])
+
+
+def said_on(steps: list[PlanStep], day: date) -> list[PlanStep]:
+    """Every step told the day the person asked, so its team reads '내일' against it as the planner did."""
+    return [step.model_copy(update={"inputs": {**step.inputs, "said_on": day.isoformat()}}) for step in steps]
 
 
 async def previous_turn(conn: AsyncConnection, session_id: str | None, run_id: str) -> PriorTurn | None:

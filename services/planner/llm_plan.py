@@ -8,6 +8,8 @@ the caller falls back to `plan_by_rules`.
 
 from __future__ import annotations
 
+from datetime import date
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Team
@@ -90,11 +92,13 @@ class PlanningAnswer(BaseModel):
     )
 
 
-def plan_from_llm(answer: PlanningAnswer, query: str, previous: PriorTurn | None = None) -> Plan:
+def plan_from_llm(
+    answer: PlanningAnswer, query: str, previous: PriorTurn | None = None, today: date | None = None
+) -> Plan:
     """A plan from the model's answer, with rules-read entities and house-made inputs, strategy and
     estimate. Raises InvalidPlan when the steps do not validate or do not fit the intent."""
     text = normalize(query)
-    named = extract_entities(text)
+    named = extract_entities(text, today=today)
     context, previous_query = text, None
     entities = named
     if previous is not None and followup.is_follow_up(text, previous, named):

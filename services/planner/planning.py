@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
 from contracts.telemetry import LlmCallRecorded
@@ -29,18 +30,21 @@ class Planned:
     llm_calls: Sequence[LlmCallRecorded] = ()
 
 
-async def plan(llm: LlmClient, query: str, previous: PriorTurn | None, run_id: str) -> Planned:
+async def plan(
+    llm: LlmClient, query: str, previous: PriorTurn | None, run_id: str, today: date | None = None
+) -> Planned:
+    """The plan for a question asked on `today` (the day in Korea its QueryReceived occurred)."""
     if is_small_talk(query) or (previous is not None and is_follow_up(query, previous)):
-        return Planned(plan_by_rules(query, previous), "rules")
+        return Planned(plan_by_rules(query, previous, today), "rules")
     result: LlmResult[PlanningAnswer | None] = await llm.structured(
         "planning", {"query": query}, PlanningAnswer, run_id=run_id, fallback=lambda: None
     )
     if result.value is None:  # no endpoint, or no answer that fits the schema
-        return Planned(plan_by_rules(query, previous), "rules", [result.record])
+        return Planned(plan_by_rules(query, previous, today), "rules", [result.record])
     try:
-        return Planned(plan_from_llm(result.value, query, previous), "llm", [result.record])
+        return Planned(plan_from_llm(result.value, query, previous, today), "llm", [result.record])
     except InvalidPlan as invalid:
         record = result.record.model_copy(
             update={"outcome": "invalid_output", "fallback_used": True, "error": str(invalid)[:500]}
         )
-        return Planned(plan_by_rules(query, previous), "rules", [record])
+        return Planned(plan_by_rules(query, previous, today), "rules", [record])
