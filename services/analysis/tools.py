@@ -26,6 +26,7 @@ from services.analysis.rent_increase import rent_increase
 from services.analysis.roi_analysis import roi_analysis
 from services.analysis.rulebook import RuleBook
 from services.analysis.statutes import StatuteBook
+from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam
 
@@ -100,7 +101,7 @@ TOOLS = (
         "brokerage_fee",
         "매매가 또는 보증금·월세로 중개보수 상한(거래금액 × 상한요율, 한도액) 계산",
         (StepFocus.BROKERAGE_FEE,),
-        re.compile(r"중개\s*(?:보수|수수료)|복비|부동산\s*수수료"),
+        BROKERAGE_FEE_WORDS,
     ),
 )
 

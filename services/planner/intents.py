@@ -24,6 +24,7 @@ from enum import StrEnum
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
+from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.contract_text import looks_like_contract
 from services.housing.entities import extract_entities
 from services.housing.statute_answers import answer_for
@@ -91,7 +92,7 @@ SIGNALS = _signals(
         Topic.LEGAL,
         I.LEGAL_CONSULT,
         3,
-        r"임차권\s*등기|내용\s*증명|중개\s*(?:수수료|보수)|복비|원상\s*복구|수선|권리금",
+        rf"임차권\s*등기|내용\s*증명|{BROKERAGE_FEE_WORDS.pattern}|원상\s*복구|수선|권리금",
     ),
     (
         Topic.LEGAL,

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 
 from contracts.entities import DealType, PropertyType, QueryEntities
 from contracts.steps import StepInputs, inputs_for_plan, plan_inputs
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
 from services.housing.amounts import CONVERSION
+from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.entities import asked_bounds_text, extract_entities
 from services.housing.money import format_manwon
 from services.housing.text import normalize
@@ -146,7 +146,7 @@ _ANALYSED_WHEN_NAMED = {Topic.INVEST: "analyze-roi", Topic.RISK: "analyze-risk",
 # Figures the law defines that a question about them asks for: computed whenever the subject is named.
 _LAW_FIGURES = (
     (re.compile(r"최우선|소액\s*임차|소액\s*보증금"), "compute-priority-repayment"),
-    (re.compile(r"중개\s*(?:보수|수수료)|복비|부동산\s*수수료"), "compute-brokerage-fee"),
+    (BROKERAGE_FEE_WORDS, "compute-brokerage-fee"),
     # 취득세: the tax law's rates on the price (지방세법 is not among the statutes searched)
     (re.compile(r"취득세"), "compute-acquisition-tax"),
     # 전월세 전환율: the statute's rate at today's 기준금리, and the rent it allows for a deposit given
@@ -187,11 +187,10 @@ class Plan:
     context_query: str
 
 
-def plan_by_rules(query: str, previous: PriorTurn | None = None, today: date | None = None) -> Plan:
-    """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question.
-    `today` is the day it was asked, against which '내일' or '다음 달 말' is read."""
+def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
+    """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question."""
     text = normalize(query)
-    named = extract_entities(text, today=today)
+    named = extract_entities(text)
     if previous is not None and followup.is_follow_up(text, previous, named):
         entities = followup.merge_entities(followup.previous_entities(previous), named)
         task = _task_asked(find_hits(text))
@@ -418,7 +417,7 @@ _LEGAL_TOPICS = (
     (r"사기|깡통|피해|구제", "주택임대차보호법", "임차보증금 보호·피해 구제"),
     (r"해지|해제|위약금|계약금", "주택임대차보호법", "계약 해지·계약금"),
     (r"수선|원상\s*복구", "주택임대차보호법", "수선 의무·원상복구"),
-    (r"중개\s*(?:수수료|보수)|복비", "공인중개사법", "중개보수"),
+    (BROKERAGE_FEE_WORDS.pattern, "공인중개사법", "중개보수"),
     (r"거래\s*신고|신고\s*의무", "부동산 거래신고법", "거래 신고 의무"),
     (r"청약|분양", "주택법", "주택 공급·청약"),  # 분양 is the 주택법's 공급 in everyday words
     # A law's own subject names the law and nothing of the question's topic: "공인중개사가 되려면 어떤 자격"
@@ -461,7 +460,7 @@ def task_for(step_id: str, query: str, entities: QueryEntities, intent: Intent, 
         "analyze-roi": lambda: _join(scope, "투자 수익성·가치 평가"),
         "match-policy": lambda: _join(_words_in(_POLICY_GROUPS, query, "·"), "대상 주거 지원 정책 매칭"),
         "compute-priority-repayment": lambda: "지역·보증금 기준 최우선변제(소액임차인) 대상 여부와 금액 계산",
-        "compute-brokerage-fee": lambda: "중개보수의 거래금액(보증금 + 월세 × 100, 5천만원 미만 × 70) 계산",
+        "compute-brokerage-fee": lambda: "중개보수 상한(거래금액 × 상한요율, 한도액) 계산",
         "compute-acquisition-tax": lambda: "매매가·취득 후 주택 수·지역 기준 취득세와 지방교육세 계산",
         "draft-lease": lambda: _lease_task(entities, "search-market" in planned),
         "draft-sale": lambda: _join(scope, "부동산매매계약서 초안 작성(빈 항목은 사용자에게 확인)"),
