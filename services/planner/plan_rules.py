@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
 from contracts.entities import DealType, PropertyType, QueryEntities
 from contracts.steps import StepInputs, inputs_for_plan, plan_inputs
@@ -187,10 +188,11 @@ class Plan:
     context_query: str
 
 
-def plan_by_rules(query: str, previous: PriorTurn | None = None) -> Plan:
-    """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question."""
+def plan_by_rules(query: str, previous: PriorTurn | None = None, today: date | None = None) -> Plan:
+    """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question.
+    `today` is the day it was asked, against which '내일' or '다음 달 말' is read."""
     text = normalize(query)
-    named = extract_entities(text)
+    named = extract_entities(text, today=today)
     if previous is not None and followup.is_follow_up(text, previous, named):
         entities = followup.merge_entities(followup.previous_entities(previous), named)
         task = _task_asked(find_hits(text))
