@@ -70,6 +70,9 @@ SUBJECTS = (
     _subject(r"매매대금", r"매매\s*대금|매매가|매매\s*금액", Kind.MONEY),
     _subject(r"주택\s*가격", r"주택\s*가격|집값|매매가", Kind.MONEY),
     _subject(r"연소득", r"연소득|연봉|소득", Kind.MONEY),
+    _subject(
+        r"상환액|부채|기존\s*대출", r"기존\s*(?:대출|빚|부채)|다른\s*대출|대출|빚|부채|상환액?", Kind.MONEY
+    ),
     _subject(r"보증금", r"보증금|전세금", Kind.MONEY),
     _subject(r"계약금", r"계약금", Kind.MONEY),
     _subject(r"중도금", r"중도금", Kind.MONEY),
@@ -93,6 +96,8 @@ _FROM = re.compile(r"(?<=[일\d])\s*(?:부터|에\s*입주|~|에서)")  # after 
 _UNTIL = re.compile(r"까지")
 _AREA = re.compile(r"\d+(?:\.\d+)?\s*(?:㎡|m2|m²|제곱미터|평)")
 _DAY = re.compile(r"(?:매월|매달)?\s*(\d{1,2})\s*일")
+# "없어요", "하나도 없습니다", "안 받았어요": nothing of it, 0 for a sum asked ('대출 없이' is not one).
+_NONE = re.compile(r"없(?:어|습|음|고|다|는데|$)|안\s*(?:받|했|써|썼|갚|빌)|0\s*원")
 # A message that asks something: a question of its own unless it names an asked field.
 _ASKS = re.compile(
     r"\?|알려|어때|어떻|어떤|얼마|뭐|무엇|무슨|찾아|추천|분석|비교|시세|가능한|되나요|될까|할까|인가요|나요|까요|있나"
@@ -150,8 +155,7 @@ def _read(kind: Kind, words: str) -> str | None:
         case Kind.NAME:  # "임대인은 홍길동, 임차인은 …": the name ends at the comma
             return person_name(_COMMA.split(words)[0])
         case Kind.MONEY:
-            amounts = find_money(words)
-            return f"{amounts[0].won:,}원" if amounts else None
+            return _sum(words)
         case Kind.AREA:
             area = _AREA.search(words)
             return area.group() if area else None
@@ -169,14 +173,25 @@ def _read_loose(kind: Kind, text: str, asked: list[tuple[Question, Subject]]) ->
         case Kind.START | Kind.END:
             return _term(kind, text)
         case Kind.MONEY if kinds.count(Kind.MONEY) == 1:
-            amounts = find_money(text)
-            return f"{amounts[0].won:,}원" if len(amounts) == 1 else None
+            return _sum(text) if len(find_money(text)) <= 1 else None
         case Kind.NAME if kinds.count(Kind.NAME) == 1:
             words = text.split()
             return person_name(text) if len(words) == 1 else None  # '정미경이요' alone
         case Kind.AREA:
             return _read(kind, text)
     return None
+
+
+def _sum(words: str) -> str | None:
+    """A sum in won, or 0 when the words say there is none ("기존 대출은 하나도 없어요")."""
+    amounts = find_money(words)
+    return f"{amounts[0].won:,}원" if amounts else _none(words)
+
+
+def _none(words: str) -> str | None:
+    """ "0" (what the form takes for none) when the words say there is none of it; never in a message that
+    asks something."""
+    return "0" if _NONE.search(words) and not _ASKS.search(words) else None
 
 
 def _term(kind: Kind, words: str) -> str | None:

@@ -4,9 +4,12 @@ answer nothing (a new question). Real phrasings, table-driven."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contracts.results import Question
 from services.document.fields import collect_fields, fields_from_answers, missing_fields
+from services.document.loan_applicant import LoanApplicant
 from services.document.sale_fields import LABELS as SALE_LABELS
 from services.housing.addresses import region_address
 from services.housing.form_answers import form_answers
@@ -186,3 +189,53 @@ def test_a_sale_contracts_form_is_answered_in_a_sentence() -> None:
         "contract_date": "2026-03-20",
     }
     assert form_answers(asked, "강남구 아파트 매매 시세 알려줘") == {}  # a new question answers nothing
+
+
+DEBT = Question(field="existing_debt_monthly_won", label="기존 대출의 월 상환액 (없으면 0)")
+INCOME = Question(field="income_won", label="연소득 (부부합산이면 합산액)")
+DEBT_WORDS = ["대출", "기존 대출", "빚", "기존 빚", "다른 대출", "부채", "갚고 있는 대출"]
+TOPICS = st.sampled_from(["", "은 ", "는 ", "이 ", "도 ", "같은 건 "])
+NONE_SAID = st.sampled_from(
+    ["없어요", "없습니다", "하나도 없습니다", "전혀 없어요", "없음", "안 받았어요", "없고요", "0원이에요"]
+)
+
+
+@given(words=st.sampled_from(DEBT_WORDS), topic=TOPICS, none=NONE_SAID)
+def test_saying_there_is_none_answers_a_sum_with_zero(words, topic, none) -> None:
+    """'기존 빚 없어요' answers the loan form's debt question: 0, which the application reads as no debt."""
+    typed = form_answers([DEBT], f"{words}{topic}{none}")
+    assert typed == {"existing_debt_monthly_won": "0"}
+    found, problems = fields_from_answers(typed, LoanApplicant)
+    assert (found, problems) == ({"existing_debt_monthly_won": 0}, {})
+
+
+@given(none=NONE_SAID)
+def test_a_bare_none_answers_the_one_sum_asked(none) -> None:
+    assert form_answers([DEBT], none) == {"existing_debt_monthly_won": "0"}
+
+
+def test_a_negation_answers_the_field_it_names_among_several() -> None:
+    assert form_answers([INCOME, DEBT], "연봉은 6천이고 대출은 하나도 없어요") == {
+        "income_won": "60,000,000원",
+        "existing_debt_monthly_won": "0",
+    }
+
+
+NEW_QUESTIONS = st.sampled_from(
+    [
+        "대출 없이 살 수 있는 집 추천해줘",
+        "전세대출 한도 얼마나 나와요?",
+        "빚 없는 집주인 찾는 방법 알려줘",
+        "강남구 전세 시세 알려줘",
+        "송파구 아파트 매매 얼마예요?",
+        "주택임대차보호법 제7조 알려줘",
+        "안녕하세요",
+        "월세 50을 60으로 올린다는데 가능한가요?",
+    ]
+)
+
+
+@given(question=NEW_QUESTIONS)
+def test_a_new_question_never_fills_an_open_form(question) -> None:
+    assert form_answers([DEBT], question) == {}
+    assert form_answers([*WHERE_AND_WHEN, DEBT], question) == {}
