@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
+from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -148,6 +149,13 @@ TERM_RANGE = re.compile(rf"({DATE.pattern})\s*(?:부터|~|–|에서)\s*({DATE.p
 START_MARK = re.compile(r"(?:입주일?|시작일|인도일|계약\s*시작)\s*(?:은|는|:)?\s*$")
 END_MARK = re.compile(r"(?:종료일|만료일|계약\s*종료)\s*(?:은|는|:)?\s*$")
 MORTGAGE = re.compile(r"근저당|융자|담보\s*대출")
+# The day each payment is made, read from its amount's words ("계약금 1억은 내일 주고"): 계약금 is paid on
+# the day the contract is made, so its day is the 계약일.
+PAYMENT_DATES = {
+    "down_payment_won": "contract_date",
+    "interim_payment_won": "interim_payment_date",
+    "balance_won": "balance_date",
+}
 PREVIOUS_FIELD = {"보증금": "previous_deposit_won", "전세금": "previous_deposit_won"}
 
 
@@ -156,11 +164,14 @@ def collect_fields(
     previous_queries: Iterable[str] = (),
     answers: Mapping[str, Any] | None = None,
     dependency_results: Mapping[str, StepResult] | None = None,
+    today: date | None = None,
 ) -> tuple[LeaseFields, dict[str, str]]:
-    """The contract's fields from every source, and the answers that could not be read (field -> why)."""
+    """The contract's fields from every source, and the answers that could not be read (field -> why);
+    `today` is the day the person asked, against which '내일' or '다음 달 말' is read."""
     texts = [*previous_queries, query]
     base = listing_fields(dependency_results or {})
-    fields, problems = gather(LeaseFields, fields_from_text, texts, answers or {}, base)
+    read = partial(fields_from_text, today=today)
+    fields, problems = gather(LeaseFields, read, texts, answers or {}, base, today)
     return resolve_term(fields), problems
 
 
@@ -170,13 +181,14 @@ def gather(
     texts: Iterable[str],
     answers: Mapping[str, Any],
     base: Mapping[str, Any] | None = None,
+    today: date | None = None,
 ) -> tuple[Form, dict[str, str]]:
     """A form's fields from `base`, then each text in order, then the answers (every document's way):
     a later source wins, and the answers that could not be read come back (field -> why)."""
     merged: dict[str, Any] = dict(base or {})
     for text in texts:
         _merge(merged, {k: v for k, v in read_text(text).items() if _is_valid(k, v, model)})
-    answered, problems = fields_from_answers(answers, model)
+    answered, problems = fields_from_answers(answers, model, today)
     merged.update(answered)  # an answer replaces what was said before, 특약사항 included
     return model.model_validate(merged), problems
 
@@ -210,32 +222,35 @@ def listing_fields(dependency_results: Mapping[str, StepResult]) -> dict[str, An
     return {}
 
 
-def fields_from_text(text: str) -> dict[str, Any]:
-    """Every field a free Korean sentence states."""
+def fields_from_text(text: str, today: date | None = None) -> dict[str, Any]:
+    """Every field a free Korean sentence states, its dates read against `today`."""
     text = text.replace("：", ":").replace("～", "~")
     found: dict[str, Any] = {}
     text = take_special_terms(text, found)
     text = _take_situation(text, found)
     text = SLASH_PRICE.sub(r"보증금 \1, 월세 \2", text)
-    for name, value in keyed_fields(text, KEYWORD_RE, KEYWORDS).items():
+    for name, value in keyed_fields(text, KEYWORD_RE, KEYWORDS, today).items():
         found.setdefault(name, value)
-    found.update(_term(text))
+    found.update(_term(text, today))
     found.update(_loose_fields(text, found))
     return found
 
 
 def keyed_fields(
-    text: str, pattern: re.Pattern[str], keywords: Sequence[tuple[str | None, str]]
+    text: str,
+    pattern: re.Pattern[str],
+    keywords: Sequence[tuple[str | None, str]],
+    today: date | None = None,
 ) -> dict[str, Any]:
     """The fields a sentence states after their keywords ("계약금 3천만원", "잔금 2025년 5월 31일에 …");
     a payment's date is read from its amount's words, the first mention of a field wins."""
     found: dict[str, Any] = {}
     for name, words in keyword_windows(text, pattern, keywords):
-        value = _read_window(name, words)
+        value = _read_window(name, words, today)
         if value is not None and name not in found:
             found[name] = value
-        if name in ("interim_payment_won", "balance_won") and (dates := spoken_dates(words)):
-            found.setdefault(name.replace("_won", "_date"), dates[0].day)
+        if name in PAYMENT_DATES and (dates := spoken_dates(words, today)):
+            found.setdefault(PAYMENT_DATES[name], dates[0].day)
     return found
 
 
@@ -256,12 +271,12 @@ def keyword_windows(
     return windows
 
 
-def _read_window(name: str, words: str) -> Any:
+def _read_window(name: str, words: str, today: date | None) -> Any:
     if name.endswith("_won"):
         amount = AMOUNT_RE.search(words)
         return parse_won(amount.group()) if amount else None
     if name.endswith("_date"):
-        dates = spoken_dates(words)
+        dates = spoken_dates(words, today)
         return dates[0].day if dates else None
     value = strip_ending(LEADING.sub("", words))
     if name.endswith("_name"):
@@ -300,18 +315,18 @@ def _previous_field(keyword: str) -> str:
     return PREVIOUS_FIELD.get(keyword, "previous_rent_won")
 
 
-def _term(text: str) -> dict[str, Any]:
+def _term(text: str, today: date | None) -> dict[str, Any]:
     """Start, end and length of the term: a range, a date marked 부터/입주/까지, a length like '2년'."""
     found: dict[str, Any] = {}
     if match := TERM_RANGE.search(text):
         return {"term_start": parse_date(match.group(1)), "term_end": parse_date(match.group(5))}
-    for spoken in spoken_dates(text):
+    for spoken in spoken_dates(text, today):
         before, rest = text[: spoken.start], text[spoken.end :]
         if re.match(r"\s*(?:부터|에\s*입주|입주|시작)", rest) or START_MARK.search(before):
             found.setdefault("term_start", spoken.day)
         elif re.match(r"\s*까지", rest) or END_MARK.search(before):
             found.setdefault("term_end", spoken.day)
-    if (months := parse_term_months(without_dates(text))) is not None:
+    if (months := parse_term_months(without_dates(text, today))) is not None:
         found["term_months"] = months
     return found
 
@@ -333,7 +348,7 @@ def _loose_fields(text: str, found: dict[str, Any]) -> dict[str, Any]:
 
 
 def fields_from_answers(
-    answers: Mapping[str, Any], model: type[BaseModel] = LeaseFields
+    answers: Mapping[str, Any], model: type[BaseModel] = LeaseFields, today: date | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The person's answers to our questions, {field: text}; an answer that cannot be read is reported."""
     found: dict[str, Any] = {}
@@ -343,7 +358,7 @@ def fields_from_answers(
         if name not in model.model_fields or not text:
             continue
         try:
-            values = read_answer(name, text)
+            values = read_answer(name, text, today)
         except (AmountError, DateError, ValueError) as unreadable:
             problems[name] = str(unreadable)
             continue
@@ -363,13 +378,13 @@ def _is_valid(name: str, value: Any, model: type[BaseModel] = LeaseFields) -> bo
     return True
 
 
-def read_answer(name: str, text: str) -> dict[str, Any]:
+def read_answer(name: str, text: str, today: date | None = None) -> dict[str, Any]:
     if name.endswith("_won"):
         return {name: parse_won(text)}
     if name in ("term_end", "term_months"):
-        return _term_end_answer(text)
+        return _term_end_answer(text, today)
     if name.endswith("_date") or name == "term_start":
-        return {name: parse_date(text)}
+        return {name: parse_date(text, today)}
     if name == "rent_day":
         return {name: _day_of_month(text)}
     if name == "area_m2":
@@ -379,10 +394,10 @@ def read_answer(name: str, text: str) -> dict[str, Any]:
     return {name: text}
 
 
-def _term_end_answer(text: str) -> dict[str, Any]:
+def _term_end_answer(text: str, today: date | None) -> dict[str, Any]:
     """The end of the term may be answered as a date or as a length ('2년')."""
-    if spoken_dates(text):
-        return {"term_end": parse_date(text)}
+    if spoken_dates(text, today):
+        return {"term_end": parse_date(text, today)}
     if (months := parse_term_months(text)) is not None:
         return {"term_months": months}
     raise DateError(f"종료일이나 기간을 읽을 수 없습니다: {text!r} (예: 2027-02-28 또는 2년)")

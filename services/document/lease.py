@@ -24,6 +24,7 @@ def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
         earlier_turns(step),
         answers=step.inputs.answers,
         dependency_results=step.dependency_results,
+        today=step.inputs.said_on,
     )
     review = review_lease(fields)
     questions = questions_for(missing_fields(fields), unreadable, review.blocking, LABELS)

@@ -36,6 +36,7 @@ def draft_sale(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
         step.query,
         earlier_turns(step),
         answers=step.inputs.answers,
+        today=step.inputs.said_on,
     )
     review = review_sale(fields)
     questions = questions_for(missing_sale_fields(fields), unreadable, review.blocking, LABELS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -64,11 +65,12 @@ LABELS = {
 }
 
 # Without these the contract cannot be signed: the parties, the property, the price and when it is paid.
+# The area is not among them: it is copied from the 등기사항증명서 at signing, and the form leaves it blank
+# rather than holding the contract back for a figure the person rarely knows by heart.
 REQUIRED = (
     "seller_name",
     "buyer_name",
     "address",
-    "area_m2",
     "price_won",
     "down_payment_won",
     "contract_date",
@@ -92,17 +94,22 @@ LAND_PERMIT = re.compile(r"토지\s*거래\s*허가")
 
 
 def collect_sale_fields(
-    query: str, previous_queries: Iterable[str] = (), answers: Mapping[str, Any] | None = None
+    query: str,
+    previous_queries: Iterable[str] = (),
+    answers: Mapping[str, Any] | None = None,
+    today: date | None = None,
 ) -> tuple[SaleFields, dict[str, str]]:
-    """The sale contract's fields from every source, and the answers that could not be read."""
-    return gather(SaleFields, sale_fields_from_text, [*previous_queries, query], answers or {})
+    """The sale contract's fields from every source, and the answers that could not be read; `today` is
+    the day the person asked, against which '내일' or '내년 2월 28일' is read."""
+    read = partial(sale_fields_from_text, today=today)
+    return gather(SaleFields, read, [*previous_queries, query], answers or {}, today=today)
 
 
-def sale_fields_from_text(text: str) -> dict[str, Any]:
-    """Every field of a sale a free Korean sentence states."""
+def sale_fields_from_text(text: str, today: date | None = None) -> dict[str, Any]:
+    """Every field of a sale a free Korean sentence states, its dates read against `today`."""
     found: dict[str, Any] = {}
     text = take_special_terms(text.replace("：", ":"), found)
-    found.update(keyed_fields(text, KEYWORD_RE, KEYWORDS))
+    found.update(keyed_fields(text, KEYWORD_RE, KEYWORDS, today))
     if "address" not in found and (address := region_address(text)):
         found["address"] = address
     if AREA.search(text):

@@ -158,7 +158,7 @@ def test_the_fields_are_read_from_a_sentence_and_never_invented() -> None:
 def test_missing_fields_are_asked_and_nothing_is_written(statutes) -> None:
     draft = draft_sale(step(), statutes)
     asked = [q.field for q in draft.result.questions]
-    assert asked == ["seller_name", "buyer_name", "address", "area_m2", "contract_date", "balance_date"]
+    assert asked == ["seller_name", "buyer_name", "address", "contract_date", "balance_date"]
     assert draft.result.needs_input and draft.artifacts == []
     assert draft.result.data["sale_fields"]["price_won"] == 950_000_000
 
