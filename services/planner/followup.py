@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
+from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.entities import extract_entities
 from services.housing.places import default_gazetteer, regions_named
 from services.housing.text import normalize
@@ -64,6 +65,16 @@ def is_follow_up(query: str, previous: PriorTurn | None, entities: QueryEntities
         or bool(default_gazetteer().complexes_named(text))  # "그럼 리센츠는요?"
         or bool(regions_named(text))  # "수원이면요?" after a question whose answer depends on the region
     )
+
+
+def fee_inputs_from_before(text: str, named: QueryEntities, previous: PriorTurn | None) -> QueryEntities:
+    """A question asking the brokerage fee that names no amount ("중개수수료는 최대 얼마예요?") is reckoned on
+    the amounts of the turn before, even one that only stated the deal ("전세 4억짜리 계약하려고 해요"
+    plans nothing of its own, so it is no question to follow up)."""
+    if previous is None or named.amounts_manwon or not BROKERAGE_FEE_WORDS.search(text):
+        return named
+    before = previous_entities(previous)
+    return merge_entities(before, named) if before.amounts_manwon else named
 
 
 def previous_entities(previous: PriorTurn) -> QueryEntities:

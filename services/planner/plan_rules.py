@@ -204,7 +204,8 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None, today: date | N
         previous_query: str | None = previous.query
         context = previous.query
     else:
-        entities, intent = named, classify(text, named)
+        entities = followup.fee_inputs_from_before(text, named, previous)
+        intent = classify(text, entities)
         step_ids = _step_ids(intent.type, text, entities)
         previous_query, context = None, text
     asked = query if isinstance(query, str) else ""

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from contracts.steps import StepInputs
+from contracts.steps import StepInputs, plan_inputs
 from services.analysis.tools import ANALYSIS_TEAM
+from services.planner.followup import PriorTurn
 from services.planner.plan_rules import plan_by_rules
 from services.platform.team import StepWork
 from services.platform.team_of_tools import choose_by_rules
@@ -40,3 +41,28 @@ def test_a_fee_question_is_planned_with_the_fee_step_and_reaches_the_fee_tool(qu
 @pytest.mark.parametrize("query", DOES_NOT)
 def test_a_question_that_only_names_a_broker_computes_no_fee(query: str) -> None:
     assert "compute-brokerage-fee" not in [step.step_id for step in plan_by_rules(query).steps]
+
+
+@pytest.mark.parametrize(
+    ("before", "asked", "amounts"),
+    [
+        (
+            "전세 4억짜리 아파트 계약하려고 해요",
+            "그럼 복비는 얼마 나와요?",
+            [40000],
+        ),  # a statement, then the fee
+        ("보증금 3000에 월세 100짜리 투룸 보고 있어요", "중개수수료는 최대 얼마예요?", [3000, 100]),
+    ],
+)
+def test_a_fee_asked_without_an_amount_is_reckoned_on_the_turn_before(before, asked, amounts) -> None:
+    first = plan_by_rules(before)
+    plan = plan_by_rules(asked, PriorTurn(first.context_query, first.intent))
+    (fee_step,) = [step for step in plan.steps if step.step_id == "compute-brokerage-fee"]
+    assert plan_inputs(fee_step.inputs).entities.amounts_manwon == amounts
+
+
+def test_a_fee_asked_with_its_own_amount_ignores_the_turn_before() -> None:
+    first = plan_by_rules("전세 4억짜리 아파트 계약하려고 해요")
+    plan = plan_by_rules("매매 15억이면 중개보수 얼마", PriorTurn(first.context_query, first.intent))
+    (fee_step,) = [step for step in plan.steps if step.step_id == "compute-brokerage-fee"]
+    assert plan_inputs(fee_step.inputs).entities.amounts_manwon == [150000]
