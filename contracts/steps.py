@@ -61,6 +61,16 @@ class StepInputs(Frozen):
     answers: dict[str, str] = Field(
         default={}, description="the person's answers to the step's questions, field -> text as written"
     )
+    replies: list[str] = Field(
+        default=[],
+        description="what the person typed when answering the step's questions in a sentence, oldest first: "
+        "read after the query, so a correction made while answering ('보증금은 2억이에요') wins",
+    )
+    remembered: list[str] = Field(
+        default=[],
+        description="the entities fields the person stated in an earlier turn of the session, not in this "
+        "one ('월세 40 내요' then '50으로 올린대요'): the answer says they come from earlier",
+    )
     said_on: date | None = Field(
         default=None,
         description="the day in Korea the person asked (QueryReceived's time): dates said relative to it "

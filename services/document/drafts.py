@@ -12,11 +12,14 @@ from services.document.checks import Finding
 from services.platform.team import StepWork
 
 
-def earlier_turns(step: StepWork) -> list[str]:
-    """The session's earlier question a follow-up continues ("전세 3억 강남구 아파트" then "그럼 계약서
-    써줘"): its figures fill the document as the question's own would, the question's own winning."""
-    earlier = step.inputs.previous_query
-    return [earlier] if earlier else []
+def turns_said(step: StepWork) -> tuple[str, list[str]]:
+    """What the person said for this step as (the newest words, all said before them), oldest first: the
+    earlier question a follow-up continues ("전세 3억 강남구 아파트" then "그럼 계약서 써줘"), the query,
+    and the sentences typed while answering our questions. A later word wins, so a correction made in a
+    reply ("아 그리고 보증금은 2억이에요") replaces the query's figure."""
+    earlier = [step.inputs.previous_query] if step.inputs.previous_query else []
+    said = [*earlier, step.query, *step.inputs.replies]
+    return said[-1], said[:-1]
 
 
 @dataclass(frozen=True)

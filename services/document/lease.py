@@ -10,7 +10,7 @@ from contracts.results import Figure, StepResult
 from contracts.values import Citation
 from services.document.artifacts import DOCX, MARKDOWN, Artifact
 from services.document.checks import Review, review_lease
-from services.document.drafts import Draft, ask, earlier_turns, questions_for
+from services.document.drafts import Draft, ask, questions_for, turns_said
 from services.document.fields import LABELS, LeaseFields, collect_fields, missing_fields
 from services.document.layout import TITLE, lease_contract, review_section
 from services.document.render import to_docx, to_markdown
@@ -19,9 +19,10 @@ from services.platform.team import StepWork
 
 
 def draft_lease(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
+    newest, before = turns_said(step)
     fields, unreadable = collect_fields(
-        step.query,
-        earlier_turns(step),
+        newest,
+        before,
         answers=step.inputs.answers,
         dependency_results=step.dependency_results,
         today=step.inputs.said_on,

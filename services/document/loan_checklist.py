@@ -14,7 +14,7 @@ from typing import Any
 
 from contracts.results import Figure, StepResult
 from services.document.artifacts import DOCX, MARKDOWN, Artifact
-from services.document.drafts import Draft, ask, earlier_turns, questions_for
+from services.document.drafts import Draft, ask, questions_for, turns_said
 from services.document.layout import Block, Heading, Paragraph, Table
 from services.document.loan_applicant import (
     LABELS,
@@ -51,9 +51,10 @@ def draft_loan_checklist(step: StepWork) -> Draft:
 
 def collect(step: StepWork) -> Draft:
     """The applicant's facts, or questions for the missing ones."""
+    newest, before = turns_said(step)
     applicant, unreadable = collect_applicant(
-        step.query,
-        earlier_turns(step),
+        newest,
+        before,
         answers=step.inputs.answers,
     )
     known = {"loan_applicant": applicant.model_dump(mode="json", exclude_defaults=True)}

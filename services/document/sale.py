@@ -9,7 +9,7 @@ from contracts.results import Figure, StepResult
 from contracts.values import Citation
 from services.document.artifacts import DOCX, MARKDOWN, Artifact
 from services.document.checks import Finding
-from services.document.drafts import Draft, ask, earlier_turns, questions_for
+from services.document.drafts import Draft, ask, questions_for, turns_said
 from services.document.layout import review_section
 from services.document.render import to_docx, to_markdown
 from services.document.sale_checks import (
@@ -32,9 +32,10 @@ SEVERITY_NAMES = {"error": "오류", "warning": "주의", "note": "참고"}
 def draft_sale(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
     if looks_like_contract(step.query) and looks_like_sale_contract(step.query):
         return review_pasted(step.query, statutes)
+    newest, before = turns_said(step)
     fields, unreadable = collect_sale_fields(
-        step.query,
-        earlier_turns(step),
+        newest,
+        before,
         answers=step.inputs.answers,
         today=step.inputs.said_on,
     )

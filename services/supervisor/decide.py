@@ -207,7 +207,9 @@ def _started(state: RunState, step: StepState, needs: list[StepState]) -> StepSt
         step_id=spec.step_id,
         team=spec.team,
         task=spec.task,
-        inputs=step.inputs.model_copy(update={"answers": step.answers}) if step.answers else step.inputs,
+        inputs=step.inputs.model_copy(update={"answers": step.answers, "replies": step.replies})
+        if step.answers
+        else step.inputs,
         dependency_results={n.spec.step_id: n.result for n in needs if n.result is not None},
         attempt=step.attempt,
         timeout_s=spec.timeout_s,

@@ -62,6 +62,7 @@ class StepState:
     questions: list[Question] = field(default_factory=list)  # what the step waits to be told
     input_requested: bool = False
     answers: dict[str, str] = field(default_factory=dict)  # every answer given, later ones winning
+    replies: list[str] = field(default_factory=list)  # what the person typed when answering, oldest first
 
     @property
     def inputs(self) -> StepInputs:
@@ -187,7 +188,7 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
             asked = state.with_step(event.step_id, input_requested=True)
             return replace(asked, input_rounds=state.input_rounds + 1)
         case InputProvided():
-            return _answered(state, event.step_id, event.answers)
+            return _answered(state, event.step_id, event.answers, event.message)
         case StepRetried():
             due = at + timedelta(seconds=event.delay_s)
             return state.with_step(
@@ -216,8 +217,9 @@ def _failed(state: RunState, step_id: str, error: StepError, retryable: bool) ->
     return state.with_step(step_id, status="failed", error=error, retryable=retryable, failures=failures)
 
 
-def _answered(state: RunState, step_id: str, answers: dict[str, str]) -> RunState:
-    """The person's answers put a step that asked for them back in line, on its next attempt."""
+def _answered(state: RunState, step_id: str, answers: dict[str, str], message: str | None) -> RunState:
+    """The person's answers put a step that asked for them back in line, on its next attempt, with the
+    sentence they were typed in (which may correct what the question said)."""
     step = state.steps.get(step_id)
     if step is None or not step.awaiting_input:
         return state
@@ -226,6 +228,7 @@ def _answered(state: RunState, step_id: str, answers: dict[str, str]) -> RunStat
         status="pending",
         attempt=step.attempt + 1,
         answers={**step.answers, **answers},
+        replies=[*step.replies, message] if message else step.replies,
         questions=[],
         input_requested=False,
         result=None,
