@@ -1,7 +1,9 @@
 """The planner's handler: QueryReceived in, PlanReady out (with every LLM call it made recorded).
 
 The mode and the plan are planning.py's; this reads the session's previous run from the store (its
-latest PlanReady and QueryReceived), the source of truth, in the handler's own transaction.
+latest PlanReady and QueryReceived), the source of truth, in the handler's own transaction, and the
+facts the person stated in earlier turns (remembered.py), which every step gets unless this turn says
+otherwise.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from contracts.values import PlanStep
 from services.housing.dates import korean_day
 from services.planner.plan_rules import PriorTurn
 from services.planner.planning import plan
+from services.planner.remembered import facts_of, intent_remembering, steps_remembering
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 from services.platform.llm import LlmClient
-from services.platform.store_reads import previous_plan
+from services.platform.store_reads import earlier_plans, previous_plan
 
 
 @dataclass(frozen=True)
@@ -35,10 +38,11 @@ class Planner:
         previous = await previous_turn(ctx.conn, ctx.envelope.session_id, query.run_id)
         asked_on = korean_day(ctx.envelope.occurred_at)  # the turn's own time, so a replay reads the same
         planned = await plan(self.llm, query.query, previous, query.run_id, asked_on)
+        facts = await facts_said_before(ctx.conn, ctx.envelope.session_id, query.run_id)
         ready = PlanReady(
             run_id=query.run_id,
-            intent=planned.plan.intent,
-            steps=said_on(planned.plan.steps, asked_on),
+            intent=intent_remembering(planned.plan.intent, facts),
+            steps=said_on(steps_remembering(planned.plan.steps, facts), asked_on),
             strategy=planned.plan.strategy,
             estimated_total_s=planned.plan.estimated_total_s,
             mode=planned.mode,
@@ -49,6 +53,13 @@ class Planner:
 def said_on(steps: list[PlanStep], day: date) -> list[PlanStep]:
     """Every step told the day the person asked, so its team reads '내일' against it as the planner did."""
     return [step.model_copy(update={"inputs": {**step.inputs, "said_on": day.isoformat()}}) for step in steps]
+
+
+async def facts_said_before(conn: AsyncConnection, session_id: str | None, run_id: str) -> dict[str, int]:
+    """What the person stated in the session's earlier turns (their lease, income ...), newest winning."""
+    if session_id is None:
+        return {}
+    return facts_of(await earlier_plans(conn, session_id, before_run=run_id))
 
 
 async def previous_turn(conn: AsyncConnection, session_id: str | None, run_id: str) -> PriorTurn | None:

@@ -24,6 +24,9 @@ from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_row
 
+# How many of a session's earlier turns the planner reads for what the person said before.
+EARLIER_TURNS = 20
+
 
 async def head(conn: AsyncConnection) -> int:
     """The position of the last event in the log (0 for an empty log)."""
@@ -228,6 +231,19 @@ async def previous_plan(conn: AsyncConnection, session_id: str, before_run: str)
         question=cast(QueryReceived, found[QueryReceived.event_type].event()),
         plan=cast(PlanReady, found[PlanReady.event_type].event()),
     )
+
+
+async def earlier_plans(conn: AsyncConnection, session_id: str, before_run: str) -> list[PlanReady]:
+    """The session's PlanReady of runs other than `before_run`, oldest first: the readings of the person's
+    earlier turns (the latest EARLIER_TURNS of them)."""
+    rows = await _recorded(
+        conn,
+        f"SELECT * FROM (SELECT {EVENT_COLUMNS} FROM events WHERE metadata->>'session_id' = %s"
+        " AND event_type = 'PlanReady' AND correlation_id <> %s ORDER BY position DESC LIMIT %s) latest"
+        " ORDER BY position",
+        (session_id, before_run, EARLIER_TURNS),
+    )
+    return [cast(PlanReady, row.event()) for row in rows]
 
 
 @dataclass(frozen=True)

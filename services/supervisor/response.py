@@ -16,6 +16,7 @@ from typing import Any
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.supervisor import ResponseReady
 from contracts.values import Citation, DocumentRef, IntentType, StepFocus
+from services.housing.conversation import said_before
 from services.housing.money import format_manwon
 from services.supervisor.run import RunState, StepState
 
@@ -70,7 +71,7 @@ def compose(state: RunState) -> ResponseReady:
     documents = [d for _, r in done for d in r.documents]
     figures = [f for _, r in done for f in r.figures]
     said = _Said()
-    parts = [said.block(_conclusions(done, citations))]
+    parts = [said.block(_conclusions(done, citations)), _said_before(done)]
     parts += [said.block(_details(step, r, detailed=len(done) > 1)) for step, r in done]
     parts.append(said.block(_grounds(citations)))
     if failed or any(s.status == "skipped" for s in state.steps.values()):
@@ -96,6 +97,15 @@ def compose(state: RunState) -> ResponseReady:
 
 
 Done = list[tuple[StepState, StepResult]]  # the completed steps with their results
+
+
+def _said_before(done: Done) -> str | None:
+    """Which figures the answer took from the person's earlier turns ('앞서 말씀하신 월세 40만원 기준'),
+    read from the steps that answered with them."""
+    remembered = [step.inputs for step, _ in done if step.inputs.remembered]
+    return said_before(remembered[0].entities, remembered[0].remembered) if remembered else None
+
+
 MAX_QUOTED = 3  # articles quoted in the text; the others are named after them
 MAX_NAMED = 2  # articles named without a quote, so an answer cites at most five
 # Which step answers a question of each kind when no analysis computed the answer.

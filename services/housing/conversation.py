@@ -1,0 +1,71 @@
+"""What the person said earlier in the session, kept: the facts of their situation folded from the
+readings of their earlier turns, so a later turn is answered with them and never asks them again.
+
+"지금 반전세로 보증금 1억에 월세 40 내요", then "집주인이 월세를 50으로 올린대요, 돼요?": the second turn's
+own reading has only the rent asked for; the fold of the first gives the rent paid now. A fact is one of
+the person's own figures (their lease, income, the home's price and the debt ahead of them), never what
+they searched for. Facts travel in groups that are said together: a turn that states its lease again
+(only the rent, say) replaces the whole lease, so an old deposit never sits beside a new rent. The
+newest turn wins, and the current turn always wins over every earlier one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from contracts.entities import QueryEntities
+from services.housing.money import format_manwon
+
+# The person's facts, in groups stated together, each with the words the answer names it by.
+FACT_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("deposit_manwon", "monthly_rent_manwon"),
+    ("income_manwon",),
+    ("sale_price_manwon", "senior_debt_manwon"),
+)
+FACT_LABELS = {
+    "deposit_manwon": "보증금",
+    "monthly_rent_manwon": "월세",
+    "income_manwon": "연소득",
+    "sale_price_manwon": "매매가",
+    "senior_debt_manwon": "선순위 채권",
+}
+
+Facts = Mapping[str, int]
+
+
+def facts_stated(readings: Iterable[QueryEntities]) -> dict[str, int]:
+    """The facts of the earlier turns' readings, oldest first: per group, the newest turn that states it."""
+    facts: dict[str, int] = {}
+    for reading in readings:
+        for group in FACT_GROUPS:
+            if stated := _group_stated(reading, group):
+                facts = {k: v for k, v in facts.items() if k not in group} | stated
+    return facts
+
+
+def with_earlier_facts(current: QueryEntities, earlier: Facts) -> tuple[QueryEntities, list[str]]:
+    """The current turn's reading with the earlier facts it does not state itself (no group it names
+    is taken from before), and the names of the fields taken."""
+    taken = {
+        name: value
+        for group in FACT_GROUPS
+        if not _group_stated(current, group)
+        for name, value in earlier.items()
+        if name in group
+    }
+    return current.model_copy(update=taken), sorted(taken)
+
+
+def said_before(entities: QueryEntities, remembered: Sequence[str]) -> str | None:
+    """The sentence that says which figures of an answer come from earlier turns: '앞서 말씀하신 보증금
+    1억원, 월세 40만원 기준입니다.'"""
+    figures = [
+        f"{FACT_LABELS[name]} {format_manwon(value)}"
+        for name in FACT_LABELS
+        if name in remembered and (value := getattr(entities, name)) is not None
+    ]
+    return f"앞서 말씀하신 {', '.join(figures)} 기준입니다." if figures else None
+
+
+def _group_stated(reading: QueryEntities, group: tuple[str, ...]) -> dict[str, int]:
+    return {name: value for name in group if (value := getattr(reading, name)) is not None}
