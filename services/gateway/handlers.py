@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from contracts import Envelope, run_stream
 from contracts.results import Question
@@ -25,6 +26,7 @@ from services.gateway.protocol import (
 )
 from services.gateway.reads import Reads
 from services.gateway.run_waits import RunWaits, fold
+from services.housing.dates import korean_day
 from services.housing.form_answers import form_answers
 from services.platform import telemetry
 from services.platform.eventstore import (
@@ -43,6 +45,10 @@ APPEND_TRIES = 5
 Decide = Callable[[RunWaits], Envelope]
 
 
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 class UnknownRun(FrameError):
     """No run of this id in this session. Another session's run is reported the same way, so a session
     cannot even learn that it exists."""
@@ -55,8 +61,10 @@ class RunRequests:
     """The person's requests as events of the log. `announce`, when given, publishes each appended
     event right after its commit (HeldBus.announce); the relay's copy is then the safety net."""
 
-    def __init__(self, reads: Reads, announce: Announce | None = None) -> None:
-        self.reads, self.announce = reads, announce
+    def __init__(
+        self, reads: Reads, announce: Announce | None = None, clock: Callable[[], datetime] = utc_now
+    ) -> None:
+        self.reads, self.announce, self.clock = reads, announce, clock
 
     async def ask(self, session_id: str, frame: QueryFrame) -> Recorded:
         """A message that answers a form a run of the session waits on goes to that run, which goes on;
@@ -70,16 +78,18 @@ class RunRequests:
 
     async def _answer_form(self, session_id: str, message: str) -> Recorded | None:
         """InputProvided for the newest open form whose asked fields the message carries (read by the
-        domain package); None when it carries none, as a new question does: the forms stay open."""
+        domain package); None when it carries none, as a new question does: the forms stay open. Dates
+        said relatively ('내일') are read against the message's time, which InputProvided records."""
+        said_at = self.clock()
         for asked in await self.reads.open_forms(session_id):
             questions = [Question.model_validate(q) for q in asked.envelope.data["questions"]]
-            if not (answers := form_answers(questions, message)):
+            if not (answers := form_answers(questions, message, korean_day(said_at))):
                 continue
             step_id = asked.envelope.data["step_id"]
 
             def provided(waits: RunWaits, step_id: str = step_id, answers: dict = answers) -> Envelope:
                 request = waits.input_request_to_answer(step_id)
-                return person_events.input_provided(request, answers, session_id, message)
+                return person_events.input_provided(request, answers, session_id, message, said_at)
 
             try:
                 return await self._decided(session_id, asked.envelope.correlation_id, provided)

@@ -7,6 +7,7 @@ gateway only records that it was asked.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from uuid import uuid4
 
@@ -36,9 +37,16 @@ _steps = TypeAdapter(list[PlanStep])
 EDITABLE = ("team", "task", "depends_on")
 
 
-def _envelope(event: Event, run_id: str, session_id: str, cause: Envelope | None) -> Envelope:
+def _envelope(
+    event: Event, run_id: str, session_id: str, cause: Envelope | None, occurred_at: datetime | None = None
+) -> Envelope:
     return new_envelope(
-        event, stream_id=run_stream(run_id), correlation_id=run_id, causation=cause, session_id=session_id
+        event,
+        stream_id=run_stream(run_id),
+        correlation_id=run_id,
+        causation=cause,
+        session_id=session_id,
+        occurred_at=occurred_at,
     )
 
 
@@ -75,12 +83,17 @@ def _resolved(run_id: str | None) -> str:
 
 
 def input_provided(
-    asked: Envelope, answers: dict[str, str], session_id: str, message: str | None = None
+    asked: Envelope,
+    answers: dict[str, str],
+    session_id: str,
+    message: str | None = None,
+    occurred_at: datetime | None = None,
 ) -> Envelope:
-    """The answers to `asked` (an InputRequested): from the form, or read from the `message` typed."""
+    """The answers to `asked` (an InputRequested): from the form, or read from the `message` typed (at
+    `occurred_at`, the time its relative dates were read against)."""
     run_id, step_id = asked.correlation_id, asked.data["step_id"]
     event = InputProvided(run_id=run_id, step_id=step_id, answers=answers, message=message)
-    return _envelope(event, run_id, session_id, asked)
+    return _envelope(event, run_id, session_id, asked, occurred_at)
 
 
 def cancel_requested(run_id: str, session_id: str, cause: Envelope | None, reason: str | None) -> Envelope:

@@ -5,8 +5,10 @@ A run that waits for input has asked questions (field, label, hint): '임차주�
 반포대로 58, 301동 1502호이고 기간은 2026년 4월 1일부터 2년이에요". `form_answers` gives back, per asked
 field, the text of its answer ({"address": "서울 서초구 반포대로 58, 301동 1502호", "term_start":
 "2026-04-01", "term_end": "24개월"}), the shape of a filled form, so the step that asked reads and checks
-it the same way. A message that carries none of the asked fields, or that asks something new without
-naming a field ("강남구 전세 시세 알려줘"), answers nothing: it is a question of its own.
+it the same way. Dates said relatively ("다음 주 화요일부터") are resolved against the day the message was
+typed and answered as ISO dates, so the step reads the day the person meant whenever it runs.
+A message that carries none of the asked fields, or that asks something new without naming a field
+("강남구 전세 시세 알려줘"), answers nothing: it is a question of its own.
 
 What a question asks is read from its label (the words the person saw), so any step's form can be
 answered; each subject has the words people use for it in a sentence (주소, 집주인, 기간 ...).
@@ -17,11 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from enum import Enum
 
 from contracts.results import Question
 from services.housing.addresses import region_address
-from services.housing.dates import find_dates, parse_term_months
+from services.housing.dates import SpokenDate, find_dates, parse_term_months, spoken_dates, without_dates
 from services.housing.endings import strip_ending
 from services.housing.money import find_money
 from services.housing.names import person_name
@@ -92,7 +95,7 @@ _SENTENCE_END = re.compile(r"[.!?\n](?!\d)|그리고")
 # A comma ends free text, unless the building and unit follow ('58, 301동').
 _COMMA = re.compile(r",(?!\s*\d+\s*[동호])")
 _OPENING = re.compile(r"^\s*(?:은|는|이|가|을|를|의)?\s*[:=]?\s*")
-_FROM = re.compile(r"(?<=[일\d])\s*(?:부터|에\s*입주|~|에서)")  # after a date, not 서초구에서
+_FROM = re.compile(r"\s*(?:부터|에\s*입주|~|에서)")  # right after a date, so not 서초구에서
 _UNTIL = re.compile(r"까지")
 _AREA = re.compile(r"\d+(?:\.\d+)?\s*(?:㎡|m2|m²|제곱미터|평)")
 _DAY = re.compile(r"(?:매월|매달)?\s*(\d{1,2})\s*일")
@@ -104,22 +107,25 @@ _ASKS = re.compile(
 )
 
 
-def form_answers(questions: Iterable[Question], message: str) -> dict[str, str]:
+def form_answers(questions: Iterable[Question], message: str, today: date | None = None) -> dict[str, str]:
     """{field: the text of its answer} for every asked field the message answers; {} when it answers none
-    (a new question, or words about something else)."""
+    (a new question, or words about something else). `today` is the day the message was typed."""
     text = normalize(message).strip()
     asked = [(q, subject) for q in questions if (subject := subject_of(q)) is not None]
     segments = _segments(text)
     named = {}
     for question, subject in asked:
         said = [words for mention, words in segments if re.fullmatch(subject.words, mention)]
-        if value := next((v for words in said if (v := _read(subject.kind, words)) is not None), None):
+        if value := next((v for words in said if (v := _read(subject.kind, words, today)) is not None), None):
             named[question.field] = value
     if not named and _ASKS.search(text):
         return {}
     found = dict(named)
     for question, subject in asked:
-        if question.field not in found and (value := _read_loose(subject.kind, text, asked)) is not None:
+        if (
+            question.field not in found
+            and (value := _read_loose(subject.kind, text, asked, today)) is not None
+        ):
             found[question.field] = value
     return found
 
@@ -139,15 +145,15 @@ def _segments(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def _read(kind: Kind, words: str) -> str | None:
+def _read(kind: Kind, words: str, today: date | None) -> str | None:
     """The answer the words right after a field's name give, in the form the field is filled in."""
     match kind:
         case Kind.ADDRESS:
             return region_address(words) or _free_text(words)
         case Kind.START | Kind.END:
-            return _term(kind, words)
+            return _term(kind, words, today)
         case Kind.DATE:
-            dates = find_dates(words)
+            dates = find_dates(words, today)
             return dates[0] if dates else None
         case Kind.DAY:
             day = _DAY.search(words)
@@ -163,7 +169,9 @@ def _read(kind: Kind, words: str) -> str | None:
             return _free_text(words)
 
 
-def _read_loose(kind: Kind, text: str, asked: list[tuple[Question, Subject]]) -> str | None:
+def _read_loose(
+    kind: Kind, text: str, asked: list[tuple[Question, Subject]], today: date | None
+) -> str | None:
     """An answer given without naming its field, taken only where it cannot be another field's."""
     kinds = [subject.kind for _, subject in asked]
     match kind:
@@ -171,14 +179,14 @@ def _read_loose(kind: Kind, text: str, asked: list[tuple[Question, Subject]]) ->
             address = region_address(text)
             return address if address and re.search(r"\d", address) else None
         case Kind.START | Kind.END:
-            return _term(kind, text)
+            return _term(kind, text, today)
         case Kind.MONEY if kinds.count(Kind.MONEY) == 1:
             return _sum(text) if len(find_money(text)) <= 1 else None
         case Kind.NAME if kinds.count(Kind.NAME) == 1:
             words = text.split()
             return person_name(text) if len(words) == 1 else None  # '정미경이요' alone
         case Kind.AREA:
-            return _read(kind, text)
+            return _read(kind, text, today)
     return None
 
 
@@ -194,28 +202,32 @@ def _none(words: str) -> str | None:
     return "0" if _NONE.search(words) and not _ASKS.search(words) else None
 
 
-def _term(kind: Kind, words: str) -> str | None:
+def _term(kind: Kind, words: str, today: date | None) -> str | None:
     """A term's start (an ISO date) or end (an ISO date, or its length in months) from "2026년 4월 1일부터
-    2년", "2026.4.1 ~ 2028.3.31", "2028년 3월 31일까지", "2년"; a lone date is the start."""
-    if since := _FROM.search(words):
-        before, after = find_dates(words[: since.start()]), words[since.end() :]
+    2년", "2026.4.1 ~ 2028.3.31", "2028년 3월 31일까지", "다음 주 화요일부터 2년", "2년"; a lone date is
+    the start."""
+    dates = spoken_dates(words, today)
+    if since := next((d for d in dates if _FROM.match(words, d.end)), None):
         if kind is Kind.START:
-            return before[-1] if before else None
-        ends = find_dates(after)
-        return ends[0] if ends else _months(after)
-    dates = find_dates(words)
+            return _iso(since)
+        ends = [d for d in dates if d.start > since.end]
+        return _iso(ends[0]) if ends else _months(words[since.end :], today)
     if until := _UNTIL.search(words):  # '2028년 3월 31일까지': the last date before 까지 is the end
-        dates = find_dates(words[: until.start()])
+        dates = [d for d in dates if d.end <= until.start()]
         if kind is Kind.END:
-            return dates[-1] if dates else None
-        return dates[0] if len(dates) > 1 else None
+            return _iso(dates[-1]) if dates else None
+        return _iso(dates[0]) if len(dates) > 1 else None
     if kind is Kind.START:
-        return dates[0] if dates else None
-    return dates[1] if len(dates) > 1 else _months(words)
+        return _iso(dates[0]) if dates else None
+    return _iso(dates[1]) if len(dates) > 1 else _months(words, today)
 
 
-def _months(words: str) -> str | None:
-    months = parse_term_months(words)
+def _iso(spoken: SpokenDate) -> str:
+    return spoken.day.isoformat()
+
+
+def _months(words: str, today: date | None) -> str | None:
+    months = parse_term_months(without_dates(words, today))
     return f"{months}개월" if months else None
 
 
