@@ -30,25 +30,36 @@ from services.housing.text import MAX_DIGITS, normalize, number
 MANWON = 10_000  # 원 in 1 만원
 EOK = 10_000  # 만원 in 1 억
 
-# A count of 만원 below 1억: "5천", "2천5백", "3,500", "500".
-_SUB = (
-    r"(?:\d+(?:\.\d+)?\s*천(?:\s*\d+\s*백)?(?:\s*\d+(?![\d.]|\s*[천백억]))?"
-    r"|\d+\s*백(?:\s*\d+)?|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
-)
-# Words after a number that make it something other than money.
+# Words after a number written with 천 or 백 that make it a count of something else ("5천 세대", "1천 명",
+# "2천 평"), or digits that show it was cut short. Only these: nobody writes a date, an age, a floor or a
+# time with 천 or 백, so after "3억6천" the words 살고, 일 때, 세입자로, 년 전 are the sentence going on.
+_COUNTED = r"\d|[,.]\d|\s*(?:평|㎡|m|제곱|%|퍼|프로|세대|명|개(?!월)|가구|채|건|곳|km)"
+# Words after a number in digits that make it something other than money: a count, an address
+# ("1203호", "101동"), a year ("2025년", "3년"), and what only a short number is: a day, a month, an age, a
+# floor, a time ("15일", "30세", "30살", "3층", "6개월"). A number of four digits or more ("3억6000", "1억
+# 2,500") is none of those, so its 일 때, 세입자로 and 살고 are the sentence going on.
 _NOT_MONEY = (
-    r"\d|[,.]\d|\s*(?:평|㎡|m|제곱|%|퍼|프로|년|개월|월(?!세|차임|급|\s*\d+(?!\d|\s*일))"
-    r"|일|층|호|동|세|명|분|개|번|살(?![고아았면며던])|차|억|km|시|가구|채|건|곳)"
+    r"\d|[,.]\d|\s*(?:평|㎡|m|제곱|%|퍼|프로|세대|호|동|명|개(?!월)|억|km|가구|채|건|곳)"
+    r"|(?:(?<![\d,]{3})|(?<=(?:19|20)\d\d))\s*년"
+    r"|(?<![\d,]{4})\s*(?:개월|월(?!세|차임|급|\s*\d+(?!\d|\s*일))|일|층|세|분|번|차|시|살(?![고아았면며던]))"
 )
+# A count of 만원 below 1억, written with 천 or 백 ("5천", "2천5백", "1천 500") or in digits ("3,500", "500");
+# digits after 천 are its 만원 unless they are something else ("3억 5천 2024년").
+_SUB_UNITS = rf"\d+(?:\.\d+)?\s*천(?:\s*\d+\s*백)?(?:\s*\d+(?!\s*[천백억]|{_NOT_MONEY}))?|\d+\s*백(?:\s*\d+)?"
+_SUB_DIGITS = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?"
+_SUB = rf"(?:{_SUB_UNITS}|{_SUB_DIGITS})"
+# A count of 만원 below 1억 that is money where it stands; digits right before 천 or 백 are that amount's
+# first figure, never an amount of their own (the 6 of "3억6천" is not 6만원).
+_SUB_MONEY = rf"(?:(?:{_SUB_UNITS})(?!{_COUNTED})|(?:{_SUB_DIGITS})(?!\s*[천백]|{_NOT_MONEY}))"
 # Won below 만 after a 만 amount: "12억 3,456만 7,890원".
 _WON_TAIL = r"(?:\s*(?P<{name}>\d,\d{{3}}|\d{{1,4}})(?=\s*원))?"
 _AMOUNT = re.compile(
     rf"(?<![\d.,])(?P<eok>\d+(?:\.\d+)?)\s*억"
-    rf"(?:\s*(?P<eok_sub>{_SUB})(?!{_NOT_MONEY})(?:\s*만{_WON_TAIL.format(name='eok_won')})?)?(?:\s*원)?"
+    rf"(?:\s*(?P<eok_sub>{_SUB_MONEY})(?:\s*만{_WON_TAIL.format(name='eok_won')})?)?(?:\s*원)?"
     rf"|(?<![\d.,])(?P<man>{_SUB})\s*만(?!기|료|큼|약|족|나){_WON_TAIL.format(name='man_won')}(?:\s*원)?"
     r"|(?<![가-힣\d])(?P<unit_only>천|백)\s*만\s*원"
     r"|(?<![\d.,])(?P<won>\d{1,3}(?:,\d{3})+|\d+)\s*원(?!룸)"
-    rf"|(?<![\d.,])(?P<cheon>\d+(?:\.\d+)?\s*천(?:\s*\d+\s*백)?)(?!\s*원|{_NOT_MONEY})"
+    rf"|(?<![\d.,])(?P<cheon>\d+(?:\.\d+)?\s*천(?:\s*\d+\s*백)?)(?!\s*원|{_COUNTED})"
 )
 # Words after which a bare number is 만원.
 _MONEY_WORDS = "|".join(
@@ -58,7 +69,7 @@ _MONEY_WORDS = "|".join(
     )
 )
 _BARE_CONTEXT = re.compile(rf"(?:{_MONEY_WORDS})\s*(?:은|는|이|가|을|를|도|만)?\s*$")
-_BARE = re.compile(rf"(?<![\d.,])(?P<sub>{_SUB})(?!{_NOT_MONEY}|\s*원(?!룸))")  # 원룸 is a one-room
+_BARE = re.compile(rf"(?<![\d.,])(?P<sub>{_SUB_MONEY})(?!\s*원(?!룸))")  # 원룸 is a one-room
 _SLASH_PAIR = re.compile(r"(?<![\d.,])(\d{2,6})\s*/\s*(\d{1,4})(?![\d.,/])")
 # The other end of a range: "월세 40~60".
 _RANGE_LINK = re.compile(r"^\s*(?:만\s*원|원)?\s*[~\-–]\s*$")
