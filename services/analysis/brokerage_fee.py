@@ -334,7 +334,8 @@ def _deal_lead(case: Case, line: _DealFee) -> str:
         return f"매매가 {won_text(line.amount.amount)}이면"
     if rent and deposit is not None:
         return f"보증금 {won_text(deposit)}에 월세 {won_text(rent)}이면"
-    return f"전세 보증금 {won_text(line.amount.amount)}이면"
+    deposit_word = "전세 보증금" if case.entities.deal_type == DealType.JEONSE else "보증금"
+    return f"{deposit_word} {won_text(line.amount.amount)}이면"
 
 
 def _findings(
