@@ -87,3 +87,24 @@ class QueryEntities(Frozen):
     percent: float | None = Field(default=None, description="the first percentage written: 5% -> 5.0")
     dates: list[str] = Field(default=[], description="full dates written, ISO: 2025년 3월 1일 -> 2025-03-01")
     term_months: int | None = Field(default=None, description="a lease or loan term: 2년 -> 24")
+    # Conditions on complexes (services/housing/constraints.py); bounds inclusive.
+    households_min: int | None = Field(
+        default=None, description="fewest households (세대수): 1,500세대 넘는 -> 1501"
+    )
+    households_max: int | None = Field(default=None, description="most households: 300세대 미만 -> 299")
+    completion_year_min: int | None = Field(
+        default=None,
+        description="earliest completion (준공) year: 2018년 이후 -> 2018; an age counts from the turn",
+    )
+    completion_year_max: int | None = Field(
+        default=None, description="latest completion year: 2000년 전에 -> 1999"
+    )
+    walk_max_min: int | None = Field(
+        default=None, description="longest walk to a station, minutes: 도보 7분 안쪽 -> 7"
+    )
+    conditions_said: list[str] = Field(
+        default=[], description="each condition above as read, for the answer: '세대수 1,500세대 초과'"
+    )
+    conditions_not_in_data: list[str] = Field(
+        default=[], description="conditions named that the listings cannot check: 주차, 반려동물, 향"
+    )

@@ -20,6 +20,7 @@ from services.housing.amounts import (
     read_amounts,
 )
 from services.housing.area import parse_size
+from services.housing.constraints import read_constraints
 from services.housing.dates import find_dates, parse_term_months
 from services.housing.elapsed import elapsed_since
 from services.housing.places import Gazetteer, default_gazetteer
@@ -75,6 +76,7 @@ def extract_entities(
     given = given_figures(amounts)
     bounds = price_bounds(text)
     size = parse_size(text)
+    wanted = read_constraints(text, today)
     return QueryEntities(
         gu=places.gu,
         dong=places.dong,
@@ -100,6 +102,13 @@ def extract_entities(
         percent=parse_percent(text),
         dates=find_dates(text, today),
         term_months=parse_term_months(_without_elapsed(text)),
+        households_min=wanted.households_min,
+        households_max=wanted.households_max,
+        completion_year_min=wanted.built_year_min,
+        completion_year_max=wanted.built_year_max,
+        walk_max_min=wanted.walk_max_min,
+        conditions_said=list(wanted.said),
+        conditions_not_in_data=list(wanted.not_in_data),
     )
 
 

@@ -421,7 +421,16 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
     priced = _bounded(entities.price_min_manwon, entities.price_max_manwon) or _bounded(
         entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon
     )
-    return float(named_place) + float(bool(kinds)) + float(named_size) + 0.5 * bool(deal) + float(priced)
+    # A condition on complexes (세대수, 준공, 도보 분) is asked only of listings: it decides by itself.
+    conditions = DECIDING_WEIGHT * bool(entities.conditions_said)
+    return (
+        float(named_place)
+        + float(bool(kinds))
+        + float(named_size)
+        + 0.5 * bool(deal)
+        + float(priced)
+        + conditions
+    )
 
 
 def _bounded(low: int | None, high: int | None) -> bool:

@@ -114,6 +114,8 @@ class ListingFilters:
     households_min: int | None = None
     households_max: int | None = None
     complex_ids: tuple[str, ...] = ()  # a complex the question names: its own row, nothing around it
+    conditions_said: tuple[str, ...] = ()  # the conditions above as the person's words were read
+    conditions_not_in_data: tuple[str, ...] = ()  # conditions named that no column can check (주차)
     limit: int = DEFAULT_LIMIT
     offset: int = 0
 
@@ -142,8 +144,8 @@ class ListingFilters:
 
 
 def filters_from(entities: QueryEntities, options: SearchOptions = NO_OPTIONS) -> ListingFilters:
-    """Filters from the question's entities plus the step's search options the entities contract has no
-    field for (walk minutes, completion year, households, paging)."""
+    """Filters from the question's entities; a step's search options, where set, narrow the conditions
+    on complexes (walk minutes, completion year, households) in place of the question's, and page."""
     return ListingFilters(
         gu=tuple(entities.gu),
         dong=tuple(entities.dong),
@@ -156,14 +158,20 @@ def filters_from(entities: QueryEntities, options: SearchOptions = NO_OPTIONS) -
         rent_max=entities.monthly_rent_max_manwon,
         size_min_m2=entities.size_min_m2,
         size_max_m2=entities.size_max_m2,
-        walk_max_min=options.walk_max_min,
-        completion_year_min=options.completion_year_min,
-        completion_year_max=options.completion_year_max,
-        households_min=options.households_min,
-        households_max=options.households_max,
+        walk_max_min=_either(options.walk_max_min, entities.walk_max_min),
+        completion_year_min=_either(options.completion_year_min, entities.completion_year_min),
+        completion_year_max=_either(options.completion_year_max, entities.completion_year_max),
+        households_min=_either(options.households_min, entities.households_min),
+        households_max=_either(options.households_max, entities.households_max),
+        conditions_said=tuple(entities.conditions_said),
+        conditions_not_in_data=tuple(entities.conditions_not_in_data),
         limit=min(max(options.limit or DEFAULT_LIMIT, 1), MAX_LIMIT),
         offset=max(options.offset or 0, 0),
     )
+
+
+def _either(option: int | None, said: int | None) -> int | None:
+    return option if option is not None else said
 
 
 def filters_from_step(step: StepWork) -> ListingFilters:
@@ -365,11 +373,11 @@ def _row(r: dict[str, Any]) -> ListingRow:
 
 
 def describe(f: ListingFilters) -> str:
-    """The question's scope in Korean: '강남구 아파트 전세'."""
+    """The question's scope in Korean: '강남구 아파트 전세', with its conditions on complexes."""
     place = " ".join((*f.gu, *f.dong, *f.stations)) or "강남·서초·송파"
     types = "·".join(TYPE_KO.get(t, t) for t in f.property_types) or "아파트·오피스텔"
     deal = DEAL_KO.get(f.deal_type or "", "")
-    return " ".join(p for p in (place, types, deal) if p)
+    return " ".join(p for p in (place, types, deal, conditions_text(f)) if p)
 
 
 def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> StepResult:
@@ -396,10 +404,28 @@ def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> Ste
         findings.append("거래 유형(매매·전세·월세)이 없어 단지에는 가격 조건을 적용하지 않았습니다.")
     if f.deal_type == "monthly" and f.price_asked and f.complex_types:
         findings.append("단지의 월세 호가에는 보증금이 없어, 보증금 조건은 원룸에만 적용했습니다.")
+    findings.extend(condition_notes(f))
     figure = Figure(
         label=f"{describe(f)} 검색 결과 수", value=total, unit=unit, basis=headline, source=SNAPSHOT_SOURCE
     )
     return StepResult(headline=headline, findings=findings, figures=[figure], listings=rows)
+
+
+def conditions_text(f: ListingFilters) -> str:
+    """The conditions on complexes searched, as read: '세대수 1,500세대 초과, 역까지 도보 7분 이내'."""
+    return ", ".join(f.conditions_said)
+
+
+def condition_notes(f: ListingFilters) -> list[str]:
+    """What the search could not apply, said plainly rather than dropped."""
+    notes = []
+    if f.conditions_not_in_data:
+        named = "·".join(f.conditions_not_in_data)
+        notes.append(f"{named} 조건은 매물 데이터에 자료가 없어 거르지 못했습니다(중개사무소에 확인하세요).")
+    building = (f.households_min, f.households_max, f.completion_year_min, f.completion_year_max)
+    if f.wants_one_rooms and any(v is not None for v in building):
+        notes.append("원룸 매물에는 세대수·준공연도 자료가 없어 그 조건에 맞는지 알 수 없어 뺐습니다.")
+    return notes
 
 
 def asked_prices(f: ListingFilters) -> str:

@@ -55,6 +55,7 @@ from services.search.listings import (
     SearchContext,
     complex_of_step,
     complex_where,
+    condition_notes,
     describe,
     filters_from_step,
     one_room_where,
@@ -533,7 +534,7 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
     `inputs.also_deal_types` adds the same figures for other deal types (a jeonse-risk analysis
     needs 매매 prices beside the 전세 ones asked about); they go to data["market_stats_also"]."""
     f = filters_from_step(step)
-    notes = []
+    notes = condition_notes(f)
     if f.deal_type is None:  # "시세" without a deal kind is read as 매매
         f = replace(f, deal_type="sale")
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")

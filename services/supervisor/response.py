@@ -26,7 +26,7 @@ EXAMPLES = (
     "전세금 3억인데 3억 5천으로 올려달래요",
     "주택임대차계약서 작성해줘",
 )
-MAX_LISTINGS_SHOWN = 5
+MAX_LISTINGS_SHOWN = 10  # a page of the answer; the page's own table shows every row found
 ARTICLE_MENTION = re.compile(r"제\s*\d+\s*조(?:\s*의\s*\d+)?")
 
 

@@ -208,3 +208,15 @@ def test_a_bare_how_much_asks_about_what_the_sentence_before_told(text: str, int
     # "얼마" alone leans to a price; after a sentence that names a conversion (전월세 전환, a legal
     # figure) it asks for that figure, while after one that only names a place and a deal it is a price
     assert classify(text).type is intent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "송파구에 1,500세대 넘는 아파트 중에 전세 나와 있는 단지 어디예요?",
+        "송파구에 2018년 이후 준공된 아파트 전세 단지 알려줘",
+        "서초구 역세권 아파트 매매, 역에서 3분 거리 이내만",
+    ],
+)
+def test_a_condition_on_complexes_asks_for_listings_whatever_statute_words_it_holds(text: str) -> None:
+    assert classify(text).type is I.MARKET_INQUIRY

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from contracts.entities import DealType, QueryEntities
@@ -185,3 +187,27 @@ def test_a_complex_is_named_by_its_whole_name_as_a_word(
 def test_among_namesakes_the_biggest_complex_is_meant() -> None:
     small, big = a_complex("신동아", households=120), a_complex("신동아", dong="방이동", households=900)
     assert pick_named_complex("신동아 전세 시세", [small, big], ListingFilters()) == big
+
+
+def test_the_conditions_a_person_states_become_filters_and_the_scope_says_them() -> None:
+    ents = extract_entities("송파구 1,500세대 넘는 아파트 전세, 도보 7분 안쪽", today=date(2026, 11, 28))
+    f = filters_from(ents)
+    assert (f.households_min, f.walk_max_min) == (1501, 7)
+    where = complex_where(f)
+    assert "household_count >= %(households_min)s" in where.clauses and where.params["households_min"] == 1501
+    headline = listing_result(f, 10, []).headline or ""
+    assert "세대수 1,500세대 초과" in headline and "역까지 도보 7분 이내" in headline and "10곳" in headline
+
+
+def test_a_step_option_narrows_in_place_of_the_question() -> None:
+    ents = QueryEntities(walk_max_min=10, households_min=500)
+    f = filters_from(ents, SearchOptions(walk_max_min=5))
+    assert (f.walk_max_min, f.households_min) == (5, 500)
+
+
+def test_what_the_data_cannot_check_is_said_never_dropped() -> None:
+    ents = extract_entities("강남구 오피스텔 전세 주차 2대 가능한 곳", today=date(2026, 11, 28))
+    findings = listing_result(filters_from(ents), 3, []).findings
+    assert any("주차" in line and "자료가 없어" in line for line in findings)
+    rooms = filters_from(QueryEntities(households_min=500, property_types=["oneroom"], deal_type="monthly"))
+    assert any("원룸" in line and "세대수" in line for line in listing_result(rooms, 0, []).findings)

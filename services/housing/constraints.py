@@ -1,0 +1,172 @@
+"""Conditions a person puts on the homes they look for, beyond place, kind, price and size: how many
+households a complex has (세대수), when it was built (준공), how far a station is on foot, and the
+conditions the listings cannot tell ("주차 2대", "반려동물").
+
+    read_constraints("송파구 1,500세대 넘는 아파트, 지하철 도보 7분 안쪽", today)
+      -> households_min=1501, walk_max_min=7
+
+How a bound reads: 넘는/초과/넘게 exclude the figure (1,500세대 넘는 -> 1,501 and up), 이상/이후/부터
+include it, 이하/이내/까지/안쪽 include it, 미만/전에/안 되는 exclude it. Ages count from the year the
+question was asked (`today`, the turn's own time, so a replay reads the same): "준공 10년 이내" in 2026
+is 2016 and later, "지은 지 10년 안 된" (younger than ten) 2017 and later. Where a word stands for a
+bound by convention (대단지, 신축, 역세권), the bound used is said in `said`, so the answer can show it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from services.housing.text import normalize
+
+# How a number is written before 세대: "1,500", "1500", "2천", "1천5백", "천"
+_COUNT = r"(?P<n>\d[\d,]*(?:\s*천(?:\s*\d\s*백)?)?|천|\d+\s*백)"
+_MORE = r"넘는|넘은|넘게|넘어|초과|보다\s*많|이상|부터|넘"
+_LESS = r"미만|안\s*되는|안\s*된|아래|보다\s*적|이하|까지|이내|안쪽|안"
+_CMP = rf"(?P<cmp>{_MORE}|{_LESS})"
+_COUNT_BEFORE_UNIT = _COUNT.replace("?P<n>", "?P<n2>")
+_HOUSEHOLDS = re.compile(
+    rf"(?:세대\s*수\s*(?:가|는|이)?\s*{_COUNT}\s*(?:세대)?|{_COUNT_BEFORE_UNIT}\s*세대(?:\s*수)?)"
+    rf"\s*(?:가|이|는|짜리)?\s*{_CMP}"
+)
+_BIG_COMPLEX = re.compile(r"대단지")
+BIG_COMPLEX_HOUSEHOLDS = 1000  # 대단지: 1,000세대 이상, as listings and news use the word
+
+_BUILT = r"(?:준공|지어|지은|건축|완공|입주|신축|연식|년식|건물)"
+_YEAR = r"(?P<y>(?:19|20)\d{2})\s*년"
+_YEARS_BETWEEN = re.compile(
+    r"(?P<a>(?:19|20)\d{2})\s*년\s*(?:부터|~|-|에서)\s*(?P<b>(?:19|20)\d{2})\s*년\s*(?:사이|까지)?"
+)
+_YEAR_BOUND = re.compile(
+    rf"{_YEAR}\s*(?:도\s*)?(?P<cmp>이후|부터|이상|넘어서|뒤|이전|전에|전|까지|이하|이내)"
+)
+_AGE = re.compile(
+    r"(?P<n>\d{1,2})\s*년\s*(?:차\s*)?(?P<cmp>이내|안쪽|내외|안\s*된|안\s*넘은|미만|이하|내|넘은|넘는|이상\s*된|이상|초과|된)"
+)
+_NEW_BUILD = re.compile(r"신축|새\s*아파트|새\s*건물")
+NEW_BUILD_YEARS = 5  # 신축: 준공 5년 이내, as the word is commonly used
+
+_WALK = re.compile(
+    r"(?:도보|걸어서|걸어|역\s*(?:에서|까지|부터)?|역세권)\s*(?:로|으로)?\s*(?P<n>\d{1,2})\s*분"
+    r"\s*(?:거리)?\s*(?:이내|안쪽|안|이하|까지|내|정도|쯤|거리)?"
+)
+_STATION_AREA = re.compile(r"역세권")
+STATION_AREA_WALK_MIN = 10  # 역세권 with no minutes: 도보 10분 이내
+
+# Conditions people put on a home that the listings snapshot has no column for.
+_NOT_IN_DATA: tuple[tuple[str, str], ...] = (
+    ("주차", r"주차"),
+    ("엘리베이터", r"엘리베이터|엘베|승강기"),
+    ("반려동물", r"반려\s*(?:동물|견|묘)|애완|강아지|고양이"),
+    ("옵션", r"풀\s*옵션|옵션"),
+    ("향", r"남향|동향|서향|북향|남동향|남서향"),
+    ("층", r"로얄\s*층|고층|저층|탑층|반지하"),
+    ("조망", r"한강\s*뷰|조망|전망|뷰\s*좋"),
+    ("학군", r"초품아|학군"),
+    ("관리 상태", r"리모델링|올수리|수리\s*된|인테리어"),
+)
+
+
+@dataclass(frozen=True)
+class Constraints:
+    households_min: int | None = None
+    households_max: int | None = None
+    built_year_min: int | None = None
+    built_year_max: int | None = None
+    walk_max_min: int | None = None
+    not_in_data: tuple[str, ...] = ()  # conditions named that no listing column can check
+    said: tuple[str, ...] = field(default=())  # each bound read, as the answer says it
+
+
+def read_constraints(text: str, today: date | None = None) -> Constraints:
+    """The conditions the text puts on complexes; nothing when it puts none. Ages need `today`."""
+    text = normalize(text)
+    households = _households(text)
+    built = _built_years(text, today)
+    walk = _walk(text)
+    said = tuple(s for s in (households[2], built[2], walk[1]) if s)
+    missing = tuple(name for name, words in _NOT_IN_DATA if re.search(words, text))
+    return Constraints(households[0], households[1], built[0], built[1], walk[0], missing, said)
+
+
+def _count(written: str) -> int | None:
+    """'1,500' -> 1500, '2천' -> 2000, '1천5백' -> 1500, '천' -> 1000, '5백' -> 500."""
+    w = re.sub(r"[\s,]", "", written)
+    m = re.fullmatch(r"(\d*)천(?:(\d)백)?|(\d+)백|(\d+)", w)
+    if not m:
+        return None
+    if m[4]:
+        return int(m[4])
+    if m[3]:
+        return int(m[3]) * 100
+    return int(m[1] or 1) * 1000 + int(m[2] or 0) * 100
+
+
+def _bound(n: int, cmp: str) -> tuple[int | None, int | None]:
+    """(low, high), both inclusive, for "n <cmp>"."""
+    cmp = re.sub(r"\s", "", cmp)
+    if re.fullmatch(r"넘는|넘은|넘게|넘어|초과|보다많|넘", cmp):
+        return n + 1, None
+    if re.fullmatch(r"이상|부터", cmp):
+        return n, None
+    if re.fullmatch(r"미만|안되는|안된|아래|보다적|안", cmp):
+        return None, n - 1
+    return None, n
+
+
+def _households(text: str) -> tuple[int | None, int | None, str | None]:
+    if m := _HOUSEHOLDS.search(text):
+        n = _count(m["n"] or m["n2"])
+        if n:
+            low, high = _bound(n, m["cmp"])
+            return low, high, _households_said(n, low, high)
+    if _BIG_COMPLEX.search(text):
+        return BIG_COMPLEX_HOUSEHOLDS, None, f"대단지(세대수 {BIG_COMPLEX_HOUSEHOLDS:,}세대 이상)"
+    return None, None, None
+
+
+def _households_said(n: int, low: int | None, high: int | None) -> str:
+    if low is not None:
+        return f"세대수 {n:,}세대 {'이상' if low == n else '초과'}"
+    return f"세대수 {n:,}세대 {'이하' if high == n else '미만'}"
+
+
+def _built_years(text: str, today: date | None) -> tuple[int | None, int | None, str | None]:
+    """Completion-year bounds: years written beside a word of building, or an age from `today`."""
+    if (m := _YEARS_BETWEEN.search(text)) and _near_built(text, m):
+        low, high = sorted((int(m["a"]), int(m["b"])))
+        return low, high, f"준공 {low}~{high}년"
+    if (m := _YEAR_BOUND.search(text)) and _near_built(text, m):
+        year, cmp = int(m["y"]), m["cmp"]
+        if cmp in ("이후", "부터", "이상", "넘어서", "뒤"):
+            return year, None, f"준공 {year}년 이후"
+        high = year - 1 if cmp in ("전에", "전") else year
+        return None, high, f"준공 {high}년 이전"
+    if today is None:
+        return None, None, None
+    if (m := _AGE.search(text)) and _near_built(text, m):
+        n, cmp = int(m["n"]), re.sub(r"\s", "", m["cmp"])
+        if cmp in ("넘은", "넘는", "초과"):
+            return None, today.year - n - 1, f"준공 {n}년 넘음(준공 {today.year - n - 1}년 이전)"
+        if cmp in ("이상된", "이상", "된"):
+            return None, today.year - n, f"준공 {n}년 이상(준공 {today.year - n}년 이전)"
+        low = today.year - n + 1 if cmp in ("안된", "안넘은", "미만") else today.year - n
+        return low, None, f"준공 {n}년 이내(준공 {low}년 이후)"
+    if _NEW_BUILD.search(text):
+        low = today.year - NEW_BUILD_YEARS
+        return low, None, f"신축(준공 {NEW_BUILD_YEARS}년 이내, {low}년 이후)"
+    return None, None, None
+
+
+def _near_built(text: str, m: re.Match[str]) -> bool:
+    """A year or an age is about the building only with a word of building within a few words."""
+    return bool(re.search(_BUILT, text[max(0, m.start() - 12) : m.end() + 14]))
+
+
+def _walk(text: str) -> tuple[int | None, str | None]:
+    if m := _WALK.search(text):
+        return int(m["n"]), f"역까지 도보 {int(m['n'])}분 이내"
+    if _STATION_AREA.search(text):
+        return STATION_AREA_WALK_MIN, f"역세권(역까지 도보 {STATION_AREA_WALK_MIN}분 이내)"
+    return None, None
