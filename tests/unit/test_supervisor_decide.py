@@ -243,6 +243,26 @@ def test_a_step_that_asks_the_person_holds_the_run_until_the_answers_come() -> N
     assert [e.step_id for e in run.decide().events] == ["after"]
 
 
+def test_the_sentences_the_answers_were_typed_in_go_to_the_step_oldest_first() -> None:
+    """A reply may correct what the question said ("아 그리고 보증금은 2억이에요"): the step reads it."""
+    run = planned(LEASE)
+    run.decide()
+    for attempt, (answers, message) in enumerate(
+        [
+            ({"address": "서울 송파구 올림픽로 300"}, "주소는 서울 송파구 올림픽로 300이요"),
+            ({"deposit": "0"}, None),
+        ],
+        start=1,
+    ):
+        run.add(completed("lease", attempt=attempt, **ASKING))
+        run.decide()
+        run.add(InputProvided(run_id="r", step_id="lease", answers=answers, message=message))
+        (again,) = run.decide().events
+    assert isinstance(again, StepStarted)
+    assert again.inputs.replies == ["주소는 서울 송파구 올림픽로 300이요"]  # the form's own answer adds none
+    assert again.inputs.answers == {"address": "서울 송파구 올림픽로 300", "deposit": "0"}
+
+
 def test_a_step_waiting_for_input_can_be_skipped() -> None:
     run = planned(LEASE)
     run.decide()

@@ -1,0 +1,109 @@
+"""What the person said before, kept: the facts folded from a session's earlier readings, merged into a
+turn that does not state them (the turn's own words always win), and said to come from earlier."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contracts.entities import QueryEntities
+from contracts.steps import StepInputs, plan_inputs
+from contracts.values import Intent, IntentType
+from services.document.drafts import turns_said
+from services.housing.conversation import facts_stated, said_before, with_earlier_facts
+from services.housing.entities import extract_entities
+from services.planner.plan_rules import plan_by_rules
+from services.planner.remembered import intent_remembering, steps_remembering
+from services.platform.team import StepWork
+
+pytestmark = pytest.mark.unit
+
+MONEY = st.integers(min_value=1, max_value=500_000)
+
+
+def test_a_lease_stated_in_one_turn_answers_a_raise_asked_in_the_next() -> None:
+    facts = facts_stated([extract_entities("지금 반전세로 보증금 1억에 월세 40 내고 살아요")])
+    asked = extract_entities("집주인이 월세를 50으로 올린대요, 이거 돼요?")
+    merged, taken = with_earlier_facts(asked, facts)
+    assert (merged.deposit_manwon, merged.monthly_rent_manwon) == (10000, 40)
+    assert merged.requested_monthly_rent_manwon == 50
+    assert taken == ["deposit_manwon", "monthly_rent_manwon"]
+    assert said_before(merged, taken) == "앞서 말씀하신 보증금 1억원, 월세 40만원 기준입니다."
+
+
+def test_facts_of_several_turns_add_up_and_a_search_budget_is_no_fact() -> None:
+    facts = facts_stated(
+        extract_entities(t)
+        for t in (
+            "저는 연봉 4천이고 무주택 세입자예요",
+            "강남구 전세 3억 이하 아파트 찾아줘",
+            "전세 3억6천 살고 있어요",
+        )
+    )
+    assert facts == {"income_manwon": 4000, "deposit_manwon": 36000}
+
+
+@given(old_deposit=MONEY, old_rent=MONEY, new_rent=MONEY)
+def test_a_newer_turn_that_states_its_lease_replaces_the_whole_lease(old_deposit, old_rent, new_rent) -> None:
+    """'보증금 1억에 월세 40', then '월세는 60이에요': the old deposit never sits beside the new rent."""
+    facts = facts_stated(
+        [
+            QueryEntities(deposit_manwon=old_deposit, monthly_rent_manwon=old_rent),
+            QueryEntities(monthly_rent_manwon=new_rent),
+        ]
+    )
+    assert facts == {"monthly_rent_manwon": new_rent}
+
+
+@given(earlier=MONEY, now=MONEY, income=MONEY)
+def test_the_current_turn_always_wins(earlier, now, income) -> None:
+    facts = {"deposit_manwon": earlier, "monthly_rent_manwon": 40, "income_manwon": income}
+    merged, taken = with_earlier_facts(QueryEntities(deposit_manwon=now), facts)
+    assert merged.deposit_manwon == now and merged.monthly_rent_manwon is None
+    assert (merged.income_manwon, taken) == (income, ["income_manwon"])
+
+
+@given(deposit=MONEY, income=MONEY)
+def test_a_turn_that_states_everything_takes_nothing_from_before(deposit, income) -> None:
+    current = QueryEntities(deposit_manwon=deposit, income_manwon=income, sale_price_manwon=90000)
+    merged, taken = with_earlier_facts(
+        current, {"deposit_manwon": 1, "income_manwon": 2, "sale_price_manwon": 3}
+    )
+    assert (merged, taken) == (current, [])
+
+
+def test_every_step_of_the_plan_gets_the_facts_and_knows_they_came_from_before() -> None:
+    facts = facts_stated([extract_entities("저 지금 송파구 아파트에 전세 3억6천 살고 있어요")])
+    plan = plan_by_rules("재계약 때 집주인이 최대 얼마까지 올릴 수 있어요?")
+    steps = steps_remembering(plan.steps, facts)
+    assert "check-rent-increase" in [s.step_id for s in steps]
+    for step in steps:
+        inputs = plan_inputs(step.inputs)
+        assert (inputs.entities.deposit_manwon, inputs.remembered) == (36000, ["deposit_manwon"])
+    intent = intent_remembering(plan.intent, facts)
+    assert facts_stated([QueryEntities.model_validate(intent.entities)]) == facts  # the next turn finds them
+
+
+def test_without_earlier_facts_the_plan_is_unchanged() -> None:
+    plan = plan_by_rules("강남구 전세 시세 알려줘")
+    assert steps_remembering(plan.steps, {}) == plan.steps
+    assert intent_remembering(Intent(type=IntentType.MARKET_INQUIRY, confidence=0.9), {}).entities == {}
+
+
+def test_a_reply_typed_while_answering_is_read_after_the_query() -> None:
+    inputs = StepInputs(
+        query="임대차계약서 작성해 주세요. 보증금 3억",
+        previous_query="송파구 전세 알아보고 있어요",
+        replies=["주소는 서울 송파구 올림픽로 300이요", "아 그리고 보증금은 2억이에요"],
+    )
+    step = StepWork(
+        run_id="r", step_id="lease", task="계약서", inputs=inputs, dependency_results={}, attempt=2
+    )
+    newest, before = turns_said(step)
+    assert newest == "아 그리고 보증금은 2억이에요"
+    assert before == [
+        "송파구 전세 알아보고 있어요",
+        "임대차계약서 작성해 주세요. 보증금 3억",
+        "주소는 서울 송파구 올림픽로 300이요",
+    ]
