@@ -163,6 +163,20 @@ def test_missing_fields_are_asked_and_nothing_is_written(statutes) -> None:
     assert draft.result.data["sale_fields"]["price_won"] == 950_000_000
 
 
+def test_a_sale_said_with_relative_dates_is_written_for_the_days_they_mean(statutes) -> None:
+    """dev-relative-date: '계약금 … 내일', '잔금 … 내년 2월 28일' read against the day asked (said_on)."""
+    said = (
+        "매매계약서 작성해줘. 매도인 윤서준, 매수인 장하은, 서울 강남구 도곡로 200 아파트, 매매대금 12억, "
+        "계약금 1억2천은 내일 주고 잔금 10억8천은 내년 2월 28일에 줘요"
+    )
+    draft = draft_sale(step(said, said_on="2026-11-28"), statutes)
+    assert draft.result.questions == [] and [a.media_type for a in draft.artifacts] == [DOCX, MARKDOWN]
+    body = draft.artifacts[1].content.decode()
+    assert "윤서준" in body and "장하은" in body and "도곡로 200" in body
+    assert "계약일: 2026년 11월 29일" in body
+    assert "금 십억팔천만원정(₩1,080,000,000)은 2027년 2월 28일에" in body
+
+
 def test_the_answered_contract_is_written_with_words_articles_and_the_report_deadline(statutes) -> None:
     draft = draft_sale(step(answers=ANSWERS), statutes)
     assert draft.result.questions == []

@@ -3,6 +3,8 @@ answer nothing (a new question). Real phrasings, table-driven."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -27,6 +29,7 @@ DOWN = Question(field="down_payment_won", label="계약금")
 RENT = Question(field="monthly_rent_won", label="차임(월세)")
 RENT_DAY = Question(field="rent_day", label="차임 지급일", hint="매월 며칠에 지급하는지, 예: 25")
 BALANCE_DATE = Question(field="balance_date", label="잔금 지급일")
+CONTRACT_DATE = Question(field="contract_date", label="계약일")
 AREA = Question(field="area_m2", label="임차할 부분 면적")
 
 WHERE_AND_WHEN = [ADDRESS, START, END]
@@ -123,6 +126,37 @@ def test_the_document_reads_the_answers_as_it_reads_the_form() -> None:
     found, problems = fields_from_answers(typed)
     assert problems == {}
     assert (str(found["term_start"]), found["term_months"]) == ("2026-04-01", 24)
+
+
+@pytest.mark.parametrize(
+    ("questions", "message", "answers"),
+    [
+        (
+            [START, END],
+            "기간은 다음 주 화요일부터 2년이요",
+            {"term_start": "2026-12-01", "term_end": "24개월"},
+        ),
+        ([START, END], "입주는 3일 뒤부터 2년이요", {"term_start": "2026-12-01", "term_end": "24개월"}),
+        (
+            [START, END],
+            "다음 달 말부터 내년 12월 30일까지",
+            {"term_start": "2026-12-31", "term_end": "2027-12-30"},
+        ),
+        (
+            [CONTRACT_DATE, BALANCE_DATE],
+            "계약일은 오늘이고 잔금은 다음 달 말일에 줘요",
+            {"contract_date": "2026-11-28", "balance_date": "2026-12-31"},
+        ),
+    ],
+)
+def test_dates_said_relatively_are_answered_as_the_days_they_mean(questions, message, answers) -> None:
+    """Read against the day the message was typed (a Saturday, 2026-11-28), so the step that asked reads the
+    day the person meant whenever it runs."""
+    assert form_answers(questions, message, date(2026, 11, 28)) == answers
+
+
+def test_without_a_reference_day_a_relative_date_answers_nothing() -> None:
+    assert form_answers([CONTRACT_DATE], "계약일은 내일이요") == {}
 
 
 def test_the_lease_question_asks_only_for_what_it_does_not_say() -> None:
