@@ -144,6 +144,8 @@ SIGNALS = _signals(
         r"대출|주담대|LTV|DTI|DSR|디딤돌|보금자리론|버팀목|금리|이자|원리금|상환",
     ),
     (Topic.LOAN, I.LOAN_CONSULT, 3, r"대환|융자|모기지|loan|mortgage"),
+    # A loan application asked for ("대출 신청 준비 체크리스트") is the loan's, legal as a checklist sounds.
+    (Topic.LOAN, I.LOAN_CONSULT, 2, r"대출\s*신청"),
     (Topic.LOAN, I.LOAN_CONSULT, 2, r"한도|신용|소득|연봉"),
     (Topic.POLICY, I.LOAN_CONSULT, 2, r"청년|신혼|생애\s*최초|특례|정책|지원\s*(?:제도|사업|금)|청약"),
     (Topic.POLICY, I.LOAN_CONSULT, 2, r"행복주택|공공\s*임대|임대\s*주택|주거\s*급여|(?:월세|전세)\s*지원"),

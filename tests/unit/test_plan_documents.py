@@ -56,3 +56,12 @@ def test_a_jeonse_loan_application_is_not_simulated_as_a_mortgage() -> None:
 def test_a_loan_question_that_asks_no_application_gets_no_checklist() -> None:
     steps = [s.step_id for s in plan_by_rules("대출 한도 조회하고 금리 비교해줘").steps]
     assert steps == ["search-loan", "simulate-loan"]
+
+
+def test_a_loan_application_asked_as_a_checklist_is_the_loans_not_the_laws() -> None:
+    """'체크리스트' is a legal word (주의사항, 확인할 것); a loan application's checklist is the loan's."""
+    plan = plan_by_rules(
+        "전세자금대출 신청 준비 체크리스트 만들어줘. 연봉 5천, 무주택이고 서울 마포구에 전세 3억 구해요"
+    )
+    assert plan.intent.type is IntentType.LOAN_CONSULT
+    assert {"ask-loan-applicant", "prepare-loan-checklist"} <= {s.step_id for s in plan.steps}
