@@ -288,6 +288,9 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
     law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
     if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
         ids = [step for step in ids if step not in _MARKET_STEPS]
+    if law_figures and not any(h.signal.topic is Topic.CONTRACT_CHECK for h in hits):
+        # "복비 계산해줘": the calculation asked is the law's figure, not a review of a contract never given
+        ids = [step for step in ids if step != "review-contract"]
     if law_figures == ["compute-acquisition-tax"] and not _ASKS_STATUTE.search(text):
         ids = [step for step in ids if step != "search-legal"]  # its law is not among the statutes
     if intent in (I.LEGAL_CONSULT, I.RISK_ANALYSIS) and not (_has_figures(entities) or _placed(entities)):

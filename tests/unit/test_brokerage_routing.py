@@ -66,3 +66,11 @@ def test_a_fee_asked_with_its_own_amount_ignores_the_turn_before() -> None:
     plan = plan_by_rules("매매 15억이면 중개보수 얼마", PriorTurn(first.context_query, first.intent))
     (fee_step,) = [step for step in plan.steps if step.step_id == "compute-brokerage-fee"]
     assert plan_inputs(fee_step.inputs).entities.amounts_manwon == [150000]
+
+
+def test_a_fee_asked_to_be_calculated_is_not_also_a_contract_review() -> None:
+    # "계산해줘" asks for analysis; with no contract given, the analysis asked is the fee alone.
+    steps = [step.step_id for step in plan_by_rules("보증금 500에 월세 40 복비 계산해줘").steps]
+    assert steps == ["search-legal", "compute-brokerage-fee"]
+    pasted = "이 계약서 특약 검토해주고 복비도 계산해줘\n특약1. 임차인은 전입신고를 하지 않는다."
+    assert "review-contract" in [step.step_id for step in plan_by_rules(pasted).steps]
