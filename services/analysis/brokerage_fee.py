@@ -324,8 +324,11 @@ def _property_kind(case: Case) -> PropertyKind:
 def _headline(case: Case, lines: list[_DealFee]) -> str:
     if len(lines) == 1:
         return f"{_deal_lead(case, lines[0])} {lines[0].sentence()}."
+    price = won_text(lines[0].amount.amount)
+    if len({line.sentence() for line in lines}) == 1:  # both readings come to the same fee: say it once
+        return f"{price}이면 매매가든 전세 보증금이든 {lines[0].sentence()}."
     both = " / ".join(f"{PRICE_AS[line.deal]} {line.sentence()}" for line in lines)
-    return f"{won_text(lines[0].amount.amount)}이 {both}."
+    return f"{price}이 {both}."
 
 
 def _deal_lead(case: Case, line: _DealFee) -> str:

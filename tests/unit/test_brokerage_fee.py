@@ -125,6 +125,14 @@ def test_a_home_priced_with_no_deal_named_is_reckoned_as_a_sale_and_as_a_jeonse(
     result = fee("1억 5천 빌라 중개비 얼마 드나요", property_types=["villa"], amounts_manwon=[15000])
     assert [f.value for f in result.figures if f.label.startswith("중개보수 상한")] == [75, 45]
     assert "매매가라면" in result.headline and "전세 보증금이라면" in result.headline
+    # 75,000: 매매 2억~9억 0.4% and 임대차 6억~12억 0.4% agree on 300만원, said once.
+    same = fee(
+        "7억 5천 아파트 사는데 중개비 얼마 드나요", property_types=["apartment"], amounts_manwon=[75000]
+    )
+    assert same.headline == (
+        "7억 5,000만원이면 매매가든 전세 보증금이든 중개보수는 최대 300만원입니다"
+        "(거래금액 7억 5,000만원 × 상한요율 0.4%)."
+    )
 
 
 def test_an_amount_with_no_lease_role_is_not_a_deposit_for_the_fee() -> None:
