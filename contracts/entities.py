@@ -87,6 +87,9 @@ class QueryEntities(Frozen):
     percent: float | None = Field(default=None, description="the first percentage written: 5% -> 5.0")
     dates: list[str] = Field(default=[], description="full dates written, ISO: 2025년 3월 1일 -> 2025-03-01")
     term_months: int | None = Field(default=None, description="a lease or loan term: 2년 -> 24")
+    complexes: list[str] = Field(
+        default=[], description="complexes named, as listed (spacing aside), in the order written: 헬리오시티"
+    )
     # Conditions on complexes (services/housing/constraints.py); bounds inclusive.
     households_min: int | None = Field(
         default=None, description="fewest households (세대수): 1,500세대 넘는 -> 1501"

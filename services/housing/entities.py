@@ -23,7 +23,7 @@ from services.housing.area import parse_size
 from services.housing.constraints import read_constraints
 from services.housing.dates import find_dates, parse_term_months
 from services.housing.elapsed import elapsed_since
-from services.housing.places import Gazetteer, default_gazetteer
+from services.housing.places import Gazetteer, compact, default_gazetteer
 from services.housing.text import normalize
 
 T = TypeVar("T")
@@ -71,7 +71,8 @@ def extract_entities(
     text = normalize(query)
     if not text.strip():
         return QueryEntities()
-    places = (gazetteer or default_gazetteer()).find(text)
+    gazetteer = gazetteer or default_gazetteer()
+    places = gazetteer.find(text)
     amounts = read_amounts(text)
     given = given_figures(amounts)
     bounds = price_bounds(text)
@@ -81,6 +82,7 @@ def extract_entities(
         gu=places.gu,
         dong=places.dong,
         stations=places.stations,
+        complexes=sorted(gazetteer.complexes_named(text), key=compact(text).find),
         property_types=property_types(text),
         deal_type=deal_type(text),
         price_min_manwon=bounds.price.low,

@@ -40,7 +40,7 @@ _AFTER_SHORT = (
 # What may follow a complex's name for it to be the name and not part of a longer word ("테헤란로" is
 # a road, not the complex 테헤란): nothing, a non-letter, a particle or a housing word.
 _AFTER_COMPLEX = (
-    r"(?=$|[^가-힣A-Za-z0-9]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|쪽|근처|주변|아파트|오피스텔|단지"
+    r"(?=$|[^가-힣A-Za-z0-9]|에서|에|의|은|는|이|가|을|를|도|랑|와|과|하고|보다|까지|쪽|근처|주변|아파트|오피스텔|단지"
     r"|매매|전세|월세|단기|시세|호가|가격|실거래|값|몇)"
 )
 MIN_NAME_ALONE = 3  # a shorter complex name (현대, 우성, 장미) means a complex only beside its 동 or 구

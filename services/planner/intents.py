@@ -27,6 +27,7 @@ from services.housing.amounts import CONVERSION
 from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.contract_text import looks_like_contract
 from services.housing.entities import extract_entities
+from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
@@ -73,7 +74,10 @@ def _signals(*rows: tuple[Topic, IntentType | None, float, str]) -> tuple[Signal
 
 _REQUEST = r"[가-힣\s]{0,4}?(?:줘|주세요|주실|줄래|주라|부탁|해\s*줘|해\s*주|드려|달라)"
 _HARM = r"당했|피해|구제|대처|대응"
-_BUY_OR_NOT = r"(?:사도|매수해도|구매해도|투자해도|사야|사는\s*게)\s*(?:될까|되나|돼|괜찮|좋을까|맞을까|할까)|살까\s*말까"
+_BUY_OR_NOT = (
+    r"(?:사도|매수해도|구매해도|투자해도|사야|사는\s*게)\s*(?:될까|되나|돼|괜찮|좋을까|맞을까|할까)"
+    r"|살까\s*말까"
+)
 _EVERYDAY = frozenset((_HARM, _BUY_OR_NOT))
 SIGNALS = _signals(
     (
@@ -423,8 +427,10 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
     priced = _bounded(entities.price_min_manwon, entities.price_max_manwon) or _bounded(
         entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon
     )
-    # A condition on complexes (세대수, 준공, 도보 분) is asked only of listings: it decides by itself.
-    conditions = DECIDING_WEIGHT * bool(entities.conditions_said)
+    # A condition on complexes (세대수, 준공, 도보 분) is asked only of listings, and so are two
+    # complexes set side by side ("헬리오시티랑 잠실엘스"): each decides by itself.
+    conditions = DECIDING_WEIGHT * bool(entities.conditions_said or len(entities.complexes) > 1)
+    named_place = named_place or any(c in compact(text) for c in entities.complexes)
     return (
         float(named_place)
         + float(bool(kinds))
@@ -508,7 +514,8 @@ def _keywords(hits: list[Hit], winner: IntentType, entities: QueryEntities) -> l
 def _names_anything(entities: QueryEntities, text: str) -> bool:
     """A place, a kind of home or a deal named: a deal read from a verb alone ("사도 될까") names none."""
     deal = entities.deal_type is not None and _DEAL_NOUNS.search(text)
-    return bool(entities.gu or entities.dong or entities.stations or entities.property_types or deal)
+    places = entities.gu or entities.dong or entities.stations or entities.complexes
+    return bool(places or entities.property_types or deal)
 
 
 def asks_about_internals(text: str) -> bool:

@@ -18,6 +18,7 @@ minutes to the asked station when one was; otherwise by household count (big com
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -443,13 +444,13 @@ def _sort_note(f: ListingFilters) -> str:
 
 async def listing_search(ctx: SearchContext, step: StepWork) -> StepResult:
     """The listing tool: filters from the step, one page of rows, the total and how it was sorted.
-    A complex the question names is the one row shown: the person asked about it, not its 구."""
+    The complexes the question names are the rows shown: the person asked about them, not their 구."""
     f = filters_from_step(step)
-    named = await complex_of_step(ctx, step, f)
-    if named is not None:
-        f = replace(f, complex_ids=(named.complex_id,))
+    named = await complexes_of_step(ctx, step, f)
+    if named:
+        f = replace(f, complex_ids=tuple(c.complex_id for c in named))
     total, rows = await fetch_listings(ctx.pool, f)
-    if named is not None:
+    if named:
         return listing_result(f, total, rows).model_copy(update={"headline": None})
     return listing_result(f, total, rows)
 
@@ -489,6 +490,20 @@ def pick_named_complex(text: str, candidates: list[NamedComplex], f: ListingFilt
     return max(found, key=lambda c: (len(compact(c.name)), c.households or 0))
 
 
+def pick_named_complexes(text: str, candidates: list[NamedComplex], f: ListingFilters) -> list[NamedComplex]:
+    """Every complex the question names ("헬리오시티랑 잠실엘스"), in the order written, each picked as
+    `pick_named_complex` picks one; a name inside a longer one named ("래미안" in "래미안대치팰리스")
+    is not a complex of its own."""
+    said = compact(text)
+    picked: dict[str, NamedComplex] = {}
+    for name in sorted({compact(c.name) for c in candidates}, key=len, reverse=True):
+        if any(name in longer for longer in picked):
+            continue
+        if chosen := pick_named_complex(text, [c for c in candidates if compact(c.name) == name], f):
+            picked[name] = chosen
+    return sorted(picked.values(), key=lambda c: said.find(compact(c.name)))
+
+
 _RANGE_COLUMNS = {
     "sale": ("sale_min_manwon", "sale_max_manwon"),
     "jeonse": ("jeonse_min_manwon", "jeonse_max_manwon"),
@@ -496,20 +511,33 @@ _RANGE_COLUMNS = {
 }
 
 
+# A follow-up that sets a complex beside the one asked about before: "잠실엘스랑 비교하면요?"
+_SET_BESIDE = re.compile(r"비교|vs|대비|랑|이랑|하고|와\s|과\s|보다|차이")
+
+
+async def complexes_of_step(ctx: SearchContext, step: StepWork, f: ListingFilters) -> list[NamedComplex]:
+    """The complexes the step's question names; for a follow-up ("그럼 매매는요?") those its earlier
+    question named, unless the follow-up moved to places they are not in; a follow-up naming one
+    complex to compare ("잠실엘스랑 비교하면요?") sets it beside the earlier one."""
+    named = await find_named_complexes(ctx, step.query, f)
+    earlier = step.inputs.previous_query
+    if not earlier or len(named) > 1 or (named and not _SET_BESIDE.search(step.query)):
+        return named
+    before = [c for c in await find_named_complexes(ctx, earlier, f) if c not in named]
+    return [*before, *named]
+
+
 async def complex_of_step(ctx: SearchContext, step: StepWork, f: ListingFilters) -> NamedComplex | None:
-    """The complex the step's question names, or for a follow-up ("그럼 매매는요?") the one its earlier
-    question named, unless the follow-up moved to places the complex is not in."""
-    for text in (step.query, step.inputs.previous_query):
-        if text and (named := await find_named_complex(ctx, text, f)) is not None:
-            return named
-    return None
+    """The one complex a step is about, when its question names exactly one."""
+    named = await complexes_of_step(ctx, step, f)
+    return named[0] if len(named) == 1 else None
 
 
-async def find_named_complex(ctx: SearchContext, text: str, f: ListingFilters) -> NamedComplex | None:
-    """The complex named in the question's text, read from the `complexes` read model."""
+async def find_named_complexes(ctx: SearchContext, text: str, f: ListingFilters) -> list[NamedComplex]:
+    """The complexes named in the question's text, read from the `complexes` read model."""
     said = compact(text)
     if not said or not (named := await ctx.complexes.named_in(ctx.pool, said)):
-        return None
+        return []
     ranges = ", ".join(col for pair in _RANGE_COLUMNS.values() for col in pair)
     counts = ", ".join(f"{d}_listing_count" for d in DEAL_KO)
     sql = (
@@ -517,7 +545,7 @@ async def find_named_complex(ctx: SearchContext, text: str, f: ListingFilters) -
         " FROM complexes WHERE complex_id = ANY(%s)"
     )
     rows = await read_rows(ctx.pool, sql, (named,))
-    return pick_named_complex(text, [_named_complex(r) for r in rows], f)
+    return pick_named_complexes(text, [_named_complex(r) for r in rows], f)
 
 
 def _named_complex(r: dict[str, Any]) -> NamedComplex:

@@ -53,8 +53,8 @@ from services.search.listings import (
     ListingFilters,
     NamedComplex,
     SearchContext,
-    complex_of_step,
     complex_where,
+    complexes_of_step,
     condition_notes,
     describe,
     filters_from_step,
@@ -539,7 +539,10 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
         f = replace(f, deal_type="sale")
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
     months = step.inputs.search.window_months or DEFAULT_WINDOW_MONTHS
-    named = await complex_of_step(ctx, step, f)
+    several = await complexes_of_step(ctx, step, f)
+    if len(several) > 1:
+        return complexes_compared(several, f.deal_type or "sale", notes)
+    named = several[0] if several else None
     if named is not None:
         f = around_complex(f, named)
     result = market_result(await _stats_for(ctx, f, months))
@@ -617,6 +620,42 @@ def complex_figures(c: NamedComplex, deal_type: str) -> list[Figure]:
     ]
 
 
+def complexes_compared(named: list[NamedComplex], deal_type: str, notes: list[str]) -> StepResult:
+    """Two or more complexes side by side ("헬리오시티랑 잠실엘스 전세 비교"): each one's own asking
+    range, then which asks less at each end; no district statistics, which would answer another question."""
+    deal = DEAL_KO.get(deal_type, deal_type)
+    priced = [c for c in named if None not in c.ranges.get(deal_type, (None, None))]
+    findings = [complex_headline(c, deal_type) for c in named]
+    if len(priced) > 1:
+        low = min(priced, key=lambda c: c.ranges[deal_type][0] or 0)
+        high = max(priced, key=lambda c: c.ranges[deal_type][1] or 0)
+        findings.append(
+            f"최저 호가가 가장 낮은 곳: {low.name}, 최고 호가가 가장 높은 곳: {high.name}"
+            " (한 단지 안에서도 면적·층에 따라 호가 폭이 큽니다)."
+        )
+    return StepResult(
+        headline=f"{' · '.join(c.name for c in named)} {deal} 호가 비교입니다.",
+        findings=[*findings, SNAPSHOT_CAVEAT, *notes],
+        figures=[fig for c in named for fig in complex_figures(c, deal_type)],
+        data={"named_complexes": [_named_data(c, deal_type) for c in named]},
+    )
+
+
+def _named_data(c: NamedComplex, deal_type: str) -> dict[str, Any]:
+    return {
+        "complex_id": c.complex_id,
+        "name": c.name,
+        "gu": c.gu,
+        "dong": c.dong,
+        "property_type": c.property_type,
+        "households": c.households,
+        "deal_type": deal_type,
+        "lowest_ask_manwon": c.ranges.get(deal_type, (None, None))[0],
+        "highest_ask_manwon": c.ranges.get(deal_type, (None, None))[1],
+        "listings": c.listings.get(deal_type, 0),
+    }
+
+
 def with_complex_first(result: StepResult, c: NamedComplex, deal_type: str) -> StepResult:
     """The complex's own range is the answer; the statistics around it follow as context."""
     return result.model_copy(
@@ -626,18 +665,7 @@ def with_complex_first(result: StepResult, c: NamedComplex, deal_type: str) -> S
             "figures": [*complex_figures(c, deal_type), *result.figures],
             "data": {
                 **result.data,
-                "named_complex": {
-                    "complex_id": c.complex_id,
-                    "name": c.name,
-                    "gu": c.gu,
-                    "dong": c.dong,
-                    "property_type": c.property_type,
-                    "households": c.households,
-                    "deal_type": deal_type,
-                    "lowest_ask_manwon": c.ranges.get(deal_type, (None, None))[0],
-                    "highest_ask_manwon": c.ranges.get(deal_type, (None, None))[1],
-                    "listings": c.listings.get(deal_type, 0),
-                },
+                "named_complex": _named_data(c, deal_type),
             },
         }
     )

@@ -220,3 +220,15 @@ def test_a_bare_how_much_asks_about_what_the_sentence_before_told(text: str, int
 )
 def test_a_condition_on_complexes_asks_for_listings_whatever_statute_words_it_holds(text: str) -> None:
     assert classify(text).type is I.MARKET_INQUIRY
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "헬리오시티랑 잠실엘스 전세 비교해줘",
+        "리센츠하고 트리지움 중에 전세 어디가 더 싸요?",
+        "도곡렉슬 vs 래미안대치팰리스",
+    ],
+)
+def test_two_complexes_set_side_by_side_ask_for_listings(text: str) -> None:
+    assert classify(text).type is I.MARKET_INQUIRY

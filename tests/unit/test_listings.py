@@ -21,6 +21,7 @@ from services.search.listings import (
     one_room_where,
     order_by,
     pick_named_complex,
+    pick_named_complexes,
 )
 
 pytestmark = pytest.mark.unit
@@ -211,3 +212,33 @@ def test_what_the_data_cannot_check_is_said_never_dropped() -> None:
     assert any("주차" in line and "자료가 없어" in line for line in findings)
     rooms = filters_from(QueryEntities(households_min=500, property_types=["oneroom"], deal_type="monthly"))
     assert any("원룸" in line and "세대수" in line for line in listing_result(rooms, 0, []).findings)
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("헬리오시티랑 잠실엘스 전세 비교해줘", ["헬리오시티", "잠실엘스"]),
+        ("잠실엘스하고 헬리오시티 중에 어디가 싸요?", ["잠실엘스", "헬리오시티"]),  # in the order written
+        (
+            "래미안대치팰리스 vs 헬리오시티 매매",
+            ["래미안대치팰리스", "헬리오시티"],
+        ),  # 래미안 is inside a name
+        ("헬리오시티 전세 시세", ["헬리오시티"]),
+        ("송파구 아파트 전세 시세", []),
+    ],
+)
+def test_every_complex_a_question_names_is_found_once(question: str, named: list[str]) -> None:
+    candidates = [
+        a_complex("헬리오시티"),
+        a_complex("잠실엘스", dong="잠실동"),
+        a_complex("래미안", dong="대치동", gu="강남구"),
+        a_complex("래미안대치팰리스", dong="대치동", gu="강남구"),
+    ]
+    assert [c.name for c in pick_named_complexes(question, candidates, ListingFilters())] == named
+
+
+def test_the_entities_name_the_complexes_in_the_order_written() -> None:
+    assert extract_entities("리센츠하고 트리지움 중에 전세 어디가 더 싸요?").complexes == [
+        "리센츠",
+        "트리지움",
+    ]
