@@ -27,7 +27,7 @@ from services.gateway.protocol import (
 from services.gateway.reads import Reads
 from services.gateway.run_waits import RunWaits, fold
 from services.housing.dates import korean_day
-from services.housing.form_answers import form_answers
+from services.housing.form_answers import dated_answers, form_answers
 from services.platform import telemetry
 from services.platform.eventstore import (
     Announce,
@@ -119,14 +119,16 @@ class RunRequests:
             await asyncio.sleep(0.05)
 
     async def answer_input(self, session_id: str, frame: InputResponseFrame) -> Recorded:
-        answers = dict(frame.answers)
-        return await self._decided(
-            session_id,
-            frame.run_id,
-            lambda waits: person_events.input_provided(
-                waits.input_request_to_answer(frame.step_id), answers, session_id
-            ),
-        )
+        """The form's answers, a date typed relatively ('내일') written as the day it means at this time."""
+        said_at = self.clock()
+
+        def provided(waits: RunWaits) -> Envelope:
+            request = waits.input_request_to_answer(frame.step_id)
+            questions = [Question.model_validate(q) for q in request.data["questions"]]
+            answers = dated_answers(questions, dict(frame.answers), korean_day(said_at))
+            return person_events.input_provided(request, answers, session_id, occurred_at=said_at)
+
+        return await self._decided(session_id, frame.run_id, provided)
 
     async def skip(self, session_id: str, frame: TodoSkipFrame) -> Recorded:
         holding = await self.reads.runs_holding_todo(session_id, frame.todo_id) if not frame.run_id else []

@@ -88,6 +88,7 @@ SUBJECTS = (
     _subject(r"중개", r"중개\s*(?:업소|사무소)|부동산", Kind.TEXT),
     _subject(r"사유|이유", r"사유|이유", Kind.TEXT),
 )
+DATED = (Kind.START, Kind.END, Kind.DATE)
 # Every subject's words, so the words of one field end where the next field is named.
 _MENTION = re.compile("|".join(sorted({s.words for s in SUBJECTS}, key=len, reverse=True)))
 # Where a sentence ends, and with it the words of a field.
@@ -128,6 +129,19 @@ def form_answers(questions: Iterable[Question], message: str, today: date | None
         ):
             found[question.field] = value
     return found
+
+
+def dated_answers(questions: Iterable[Question], answers: dict[str, str], today: date) -> dict[str, str]:
+    """A filled form's answers, each date field said relatively ('내일', '다음 달 말') written as the ISO
+    day it means on `today`, as `form_answers` gives it; a term's length ('2년') and the rest stay as
+    typed."""
+    dated = dict(answers)
+    for question in questions:
+        subject = subject_of(question)
+        text = answers.get(question.field)
+        if text and subject and subject.kind in DATED and (days := find_dates(text, today)):
+            dated[question.field] = days[0]
+    return dated
 
 
 def subject_of(question: Question) -> Subject | None:

@@ -14,7 +14,7 @@ from services.document.fields import collect_fields, fields_from_answers, missin
 from services.document.loan_applicant import LoanApplicant
 from services.document.sale_fields import LABELS as SALE_LABELS
 from services.housing.addresses import region_address
-from services.housing.form_answers import form_answers
+from services.housing.form_answers import dated_answers, form_answers
 from services.housing.names import person_name
 
 pytestmark = pytest.mark.unit
@@ -157,6 +157,15 @@ def test_dates_said_relatively_are_answered_as_the_days_they_mean(questions, mes
 
 def test_without_a_reference_day_a_relative_date_answers_nothing() -> None:
     assert form_answers([CONTRACT_DATE], "계약일은 내일이요") == {}
+
+
+def test_a_form_typed_with_relative_dates_is_sent_with_the_days_they_mean() -> None:
+    typed = {"term_start": "다음 달 초", "term_end": "2년", "address": "서울 마포구 독막로 50"}
+    assert dated_answers([START, END, ADDRESS], typed, date(2026, 11, 28)) == {
+        "term_start": "2026-12-01",
+        "term_end": "2년",
+        "address": "서울 마포구 독막로 50",
+    }
 
 
 def test_the_lease_question_asks_only_for_what_it_does_not_say() -> None:
