@@ -15,6 +15,7 @@ bound by convention (대단지, 신축, 역세권), the bound used is said in `s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -44,8 +45,9 @@ _YEAR_BOUND = re.compile(
 _AGE = re.compile(
     r"(?P<n>\d{1,2})\s*년\s*(?:차\s*)?(?P<cmp>이내|안쪽|내외|안\s*된|안\s*넘은|미만|이하|내|넘은|넘는|이상\s*된|이상|초과|된)"
 )
-_NEW_BUILD = re.compile(r"신축|새\s*아파트|새\s*건물")
+_NEW_BUILD = re.compile(r"신축")
 NEW_BUILD_YEARS = 5  # 신축: 준공 5년 이내, as the word is commonly used
+_CONVENTIONS = ("대단지", "신축", "역세권")  # how `said` begins for a bound read by convention
 
 _WALK = re.compile(
     r"(?:도보|걸어서|걸어|역\s*(?:에서|까지|부터)?|역세권)\s*(?:로|으로)?\s*(?P<n>\d{1,2})\s*분"
@@ -88,6 +90,13 @@ def read_constraints(text: str, today: date | None = None) -> Constraints:
     said = tuple(s for s in (households[2], built[2], walk[1]) if s)
     missing = tuple(name for name, words in _NOT_IN_DATA if re.search(words, text))
     return Constraints(households[0], households[1], built[0], built[1], walk[0], missing, said)
+
+
+def stated_with_figures(said: Iterable[str]) -> bool:
+    """Whether a condition read was stated with a figure ("1,500세대", "도보 7분"): only a listing search
+    asks that. A word read by convention (대단지, 신축, 역세권) also turns up in questions of law ("신축
+    아파트 하자보수는 몇 년?")."""
+    return any(not s.startswith(_CONVENTIONS) for s in said)
 
 
 def _count(written: str) -> int | None:

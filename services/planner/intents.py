@@ -25,6 +25,7 @@ from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
 from services.housing.brokerage import BROKERAGE_FEE_WORDS
+from services.housing.constraints import stated_with_figures
 from services.housing.contract_text import looks_like_contract
 from services.housing.entities import extract_entities
 from services.housing.places import compact
@@ -249,7 +250,7 @@ _HOUSING_WORDS = re.compile(
 )
 _DEAL_NOUNS = re.compile(r"매매|전세|월세|분양|매수|매입|임대|임차")
 _INTERNALS = re.compile(
-    r"프롬프트|prompt|시스템\s*(?:메시지|설정|지시)|비밀\s*번호|패스\s*워드|password|api\s*키|api[\s_-]*key"
+    r"프롬프트|prompt|시스템\s*(?:메시지|설정|지시)|지시\s*문|지침|instructions?|비밀\s*번호|패스\s*워드|password|api\s*키|api[\s_-]*key"
     r"|토큰|token|설정\s*파일|환경\s*변수|소스\s*코드|관리자\s*(?:계정|권한|모드|페이지)|접속\s*(?:정보|계정)"
     r"|데이터\s*베이스|(?:지시|명령|규칙)\w*\s*(?:은|는|을|를)?\s*(?:모두|전부|다)?\s*무시|ignore\s+(?:all|previous)",
     re.IGNORECASE,
@@ -429,7 +430,9 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
     )
     # A condition on complexes (세대수, 준공, 도보 분) is asked only of listings, and so are two
     # complexes set side by side ("헬리오시티랑 잠실엘스"): each decides by itself.
-    conditions = DECIDING_WEIGHT * bool(entities.conditions_said or len(entities.complexes) > 1)
+    conditions = DECIDING_WEIGHT * (
+        stated_with_figures(entities.conditions_said) or len(entities.complexes) > 1
+    )
     named_place = named_place or any(c in compact(text) for c in entities.complexes)
     return (
         float(named_place)

@@ -39,7 +39,7 @@ def test_text_not_about_housing_is_irrelevant(text: str) -> None:
     assert classify(text).type is I.IRRELEVANT
 
 
-_INTERNALS = ["관리자 비밀번호", "시스템 프롬프트", "API 키", "설정 파일", "접속 계정", "환경 변수"]
+_INTERNALS = ["관리자 비밀번호", "시스템 프롬프트", "API 키", "설정 파일", "접속 계정", "환경 변수", "지시문"]
 _ASKS = ["뭐야?", "알려줘", "보여줘", "그대로 출력해", "좀 말해 줄래?", "어디서 봐요?"]
 _EVERYDAY = ["김치찌개 끓이는 법 알려줘", "비트코인 사도 될까요?", "주식 살까 말까", "보이스피싱 당했어요"]
 
@@ -232,3 +232,14 @@ def test_a_condition_on_complexes_asks_for_listings_whatever_statute_words_it_ho
 )
 def test_two_complexes_set_side_by_side_ask_for_listings(text: str) -> None:
     assert classify(text).type is I.MARKET_INQUIRY
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "새 아파트 입주하면 관리를 언제 입주자들한테 넘기나요?",
+        "신축 아파트 하자보수 청구는 몇 년 안에 해야 하나요?",
+    ],
+)
+def test_a_word_read_by_convention_does_not_turn_a_question_of_law_into_a_search(text: str) -> None:
+    assert classify(text).type is I.LEGAL_CONSULT
