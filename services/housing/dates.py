@@ -35,8 +35,10 @@ _TERM = re.compile(
 # lapse counted from a day ("잔금일로부터 1개월이 지난 후 전입신고") is not a term.
 _TERM_CLAUSE = re.compile(r"기간|부터[^.\n]*까지")
 
-# Where in a month a day is said to fall: 'N일', 말/말일/그믐 (its last day), 초 (its first), 중순 (the 15th).
-_IN_MONTH = r"(?:(?P<day>\d{1,2})\s*일(?!\s*(?:간|동안|뒤|후|전|째))|(?P<part>말일|말|그믐|초|중순))"
+# Where in a month a day is said to fall: 'N일', 말/말일/그믐 (its last day), 초 (its first), 중순 (the 15th);
+# not 말고 ('올해 말고 내년'), 말씀 or 초과.
+_EDGE = r"말일|말(?![고씀])|그믐|초(?!과)|중순"
+_IN_MONTH = rf"(?:(?P<day>\d{{1,2}})\s*일(?!\s*(?:간|동안|뒤|후|전|째))|(?P<part>{_EDGE}))"
 _YEARS = {
     "재작년": -2,
     "작년": -1,
@@ -87,13 +89,16 @@ _NOT_IN_WORD = r"(?<![가-힣])"
 _YEAR_DAY = re.compile(
     rf"{_NOT_IN_WORD}(?P<year>{_alternatives(_YEARS)})\s*(?P<month>\d{{1,2}})\s*월\s*{_IN_MONTH}"
 )
-_YEAR_END = re.compile(rf"{_NOT_IN_WORD}(?P<year>{_alternatives(_YEARS)})\s*말|{_NOT_IN_WORD}연말")
+_YEAR_END = re.compile(rf"{_NOT_IN_WORD}(?:(?P<year>{_alternatives(_YEARS)})\s*|연)말(?![고씀])")
 _MONTH_DAY = re.compile(rf"(?<![\d년.\-/])(?P<month>\d{{1,2}})\s*월\s*{_IN_MONTH}")
 _RELATIVE_MONTH = re.compile(
-    rf"{_NOT_IN_WORD}(?:(?P<rel>{_alternatives(_MONTHS)})\s*달|(?P<word>{_alternatives(_MONTH_WORDS)})|월)"
+    rf"{_NOT_IN_WORD}(?:(?P<rel>{_alternatives(_MONTHS)})\s*달|(?P<word>{_alternatives(_MONTH_WORDS)}))"
     rf"\s*{_IN_MONTH}"
 )
-_LAST_DAY = re.compile(rf"{_NOT_IN_WORD}말일")
+# '월말', '월초' (this month's), and '말일' alone; not 매월 말일, which is every month's.
+_THIS_MONTH = re.compile(
+    rf"{_NOT_IN_WORD}(?:월(?P<part>말|초)(?![고씀과])|(?<!매월 )(?<!매달 )(?<!매월)(?<!매달)말일)"
+)
 _DAY_WORD = re.compile(rf"{_NOT_IN_WORD}(?:{_alternatives(_DAYS)})")
 _WEEKDAY = re.compile(
     rf"{_NOT_IN_WORD}(?:(?P<rel>{_alternatives(_MONTHS)})\s*주\s*)?(?P<weekday>[{_WEEKDAYS}])요일"
@@ -206,15 +211,16 @@ def _month_day(m: re.Match[str], today: date) -> date:
 
 
 def _relative_month(m: re.Match[str], today: date) -> date:
-    """'다음 달 말', '이번 달 15일', '월말' (this month's): that day of the month so many months on."""
-    shift = _MONTHS[m["rel"]] if m["rel"] else _MONTH_WORDS.get(m["word"] or "이달", 0)
+    """'다음 달 말', '이번 달 15일', '익월 초': that day of the month so many months on."""
+    shift = _MONTHS[m["rel"]] if m["rel"] else _MONTH_WORDS[m["word"]]
     month = add_months(today.replace(day=1), shift)
     return _in_month(month.year, month.month, m)
 
 
-def _last_day(_m: re.Match[str], today: date) -> date:
-    """'말일' alone: this month's last day."""
-    return today.replace(day=calendar.monthrange(today.year, today.month)[1])
+def _this_month(m: re.Match[str], today: date) -> date:
+    """'월초' is this month's first day; '월말' and '말일' alone its last."""
+    last = calendar.monthrange(today.year, today.month)[1]
+    return today.replace(day=1 if m["part"] == "초" else last)
 
 
 def _day_word(m: re.Match[str], today: date) -> date:
@@ -249,7 +255,7 @@ _READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], date], date]], .
     (_YEAR_END, _year_end),
     (_MONTH_DAY, _month_day),
     (_RELATIVE_MONTH, _relative_month),
-    (_LAST_DAY, _last_day),
+    (_THIS_MONTH, _this_month),
     (_DAY_WORD, _day_word),
     (_WEEKDAY, _weekday),
     (_SPAN, _span),

@@ -137,10 +137,41 @@ def test_two_dates_in_a_sentence_each_read_once() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["계약 만료 6개월 전부터", "재계약한지 3일 됐어요", "지금일단 알려줘", "2년 계약", "월세 50"],
+    [
+        "계약 만료 6개월 전부터",  # counted back from another day, not from today
+        "재계약한지 3일 됐어요",
+        "지금일단 알려줘",
+        "2년 계약",
+        "월세 50",
+        "올해 말고 내년에 이사해요",
+        "다음 달 말고 그다음 달",
+        "월세는 매월 말일에 내요",  # every month's, no one day
+        "월 25일 지급",
+        "이번 달 초과 납부",
+    ],
 )
 def test_words_that_are_no_date(text: str) -> None:
     assert find_dates(text, date(2026, 11, 28)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("월말", date(2026, 11, 30)),
+        ("월초", date(2026, 11, 1)),
+        ("연말", date(2026, 12, 31)),
+        ("내년 말", date(2027, 12, 31)),
+        ("익월 초", date(2026, 12, 1)),
+        ("이달 말", date(2026, 11, 30)),
+        ("다음달 15일", date(2026, 12, 15)),
+        ("이틀 뒤", date(2026, 11, 30)),
+        ("일주일 후", date(2026, 12, 5)),
+        ("내일모레", date(2026, 11, 30)),
+        ("2월 29일", date(2028, 2, 29)),  # the next 2월 29일 is in a leap year
+    ],
+)
+def test_more_ways_a_day_is_said(text: str, day: date) -> None:
+    assert parse_date(text, date(2026, 11, 28)) == day
 
 
 def test_the_reference_day_is_the_day_in_korea() -> None:
