@@ -50,7 +50,8 @@ _YEARS = {
     "내후년": 2,
     "후년": 2,
 }
-_MONTHS = {"지난": -1, "저번": -1, "이번": 0, "이": 0, "다음": 1, "담": 1, "다다음": 2}
+# How many months ('다음 달') or weeks ('다음 주') on from the reference day's.
+_SHIFTS = {"지난": -1, "저번": -1, "이번": 0, "이": 0, "다음": 1, "담": 1, "다다음": 2}
 _MONTH_WORDS = {"지난달": -1, "이달": 0, "금월": 0, "내달": 1, "익월": 1}
 _DAYS = {
     "오늘": 0,
@@ -92,7 +93,7 @@ _YEAR_DAY = re.compile(
 _YEAR_END = re.compile(rf"{_NOT_IN_WORD}(?:(?P<year>{_alternatives(_YEARS)})\s*|연)말(?![고씀])")
 _MONTH_DAY = re.compile(rf"(?<![\d년.\-/])(?P<month>\d{{1,2}})\s*월\s*{_IN_MONTH}")
 _RELATIVE_MONTH = re.compile(
-    rf"{_NOT_IN_WORD}(?:(?P<rel>{_alternatives(_MONTHS)})\s*달|(?P<word>{_alternatives(_MONTH_WORDS)}))"
+    rf"{_NOT_IN_WORD}(?:(?P<rel>{_alternatives(_SHIFTS)})\s*달|(?P<word>{_alternatives(_MONTH_WORDS)}))"
     rf"\s*{_IN_MONTH}"
 )
 # '월말', '월초' (this month's), and '말일' alone; not 매월 말일, which is every month's.
@@ -101,7 +102,7 @@ _THIS_MONTH = re.compile(
 )
 _DAY_WORD = re.compile(rf"{_NOT_IN_WORD}(?:{_alternatives(_DAYS)})")
 _WEEKDAY = re.compile(
-    rf"{_NOT_IN_WORD}(?:(?P<rel>{_alternatives(_MONTHS)})\s*주\s*)?(?P<weekday>[{_WEEKDAYS}])요일"
+    rf"{_NOT_IN_WORD}(?:(?P<rel>{_alternatives(_SHIFTS)})\s*주\s*)?(?P<weekday>[{_WEEKDAYS}])요일"
 )
 _SPAN = re.compile(
     rf"{_NOT_IN_WORD}(?:(?P<count>\d{{1,3}}|{_alternatives(_NATIVE)})\s*(?P<unit>주일|주|일|달|개월|년)"
@@ -136,7 +137,7 @@ def spoken_dates(text: str, today: date | None = None) -> list[SpokenDate]:
         SpokenDate(m.start(), m.end(), day)
         for pattern, read in readers
         for m in pattern.finditer(text)
-        if (day := _resolved(read, m, today or date.min)) is not None
+        if (day := _resolved(read, m, today or date.min)) is not None  # without today: full dates only
     ]
     taken: list[SpokenDate] = []
     for candidate in sorted(found, key=lambda d: (d.start, d.start - d.end)):
@@ -212,7 +213,7 @@ def _month_day(m: re.Match[str], today: date) -> date:
 
 def _relative_month(m: re.Match[str], today: date) -> date:
     """'다음 달 말', '이번 달 15일', '익월 초': that day of the month so many months on."""
-    shift = _MONTHS[m["rel"]] if m["rel"] else _MONTH_WORDS[m["word"]]
+    shift = _SHIFTS[m["rel"]] if m["rel"] else _MONTH_WORDS[m["word"]]
     month = add_months(today.replace(day=1), shift)
     return _in_month(month.year, month.month, m)
 
@@ -234,7 +235,7 @@ def _weekday(m: re.Match[str], today: date) -> date:
     if m["rel"] is None:
         return today + timedelta(days=(weekday - today.weekday()) % 7)
     monday = today - timedelta(days=today.weekday())
-    return monday + timedelta(weeks=_MONTHS[m["rel"]], days=weekday)
+    return monday + timedelta(weeks=_SHIFTS[m["rel"]], days=weekday)
 
 
 def _span(m: re.Match[str], today: date) -> date:
