@@ -8,7 +8,7 @@ shape (the intent) and described otherwise.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -222,3 +222,89 @@ class RunTimeline(Answer):
 class Redriven(Answer):
     id: int
     subject: str
+
+
+# --- the map (GET /api/map/dongs, /api/map/complexes): the listing snapshot where it is, no key needed
+
+MapDeal = Literal["sale", "jeonse", "monthly"]
+
+
+class PriceRange(Answer):
+    """A complex's asking range (호가) for one deal type, in 만원 (월세: the monthly rent)."""
+
+    min_manwon: int | None
+    max_manwon: int | None
+    listings: int = Field(ge=0, description="listings of this deal type in the snapshot")
+
+
+class ComplexPoint(Answer):
+    """One complex where it is, with the fields of its card."""
+
+    complex_id: str
+    name: str
+    property_type: str = Field(description="apartment | officetel")
+    gu: str
+    dong: str
+    lat: float
+    lon: float
+    households: int | None = Field(description="세대수")
+    buildings: int | None = Field(description="동 수")
+    completion_ym: str | None = Field(description="준공 YYYY-MM")
+    area_min_m2: float | None = Field(description="supply area (공급면적)")
+    area_max_m2: float | None
+    station: str | None
+    line: str | None
+    walk_min: int | None = Field(description="minutes on foot to the station")
+    schools: list[str] = Field(description="초·중·고 in that order")
+    ranges: dict[str, PriceRange] = Field(description="sale | jeonse | monthly -> its range, where listed")
+    asking_manwon: float | None = Field(
+        description="the midpoint of the asked deal's range ((min + max) / 2; one known end stands for it)"
+    )
+
+
+class ComplexPoints(Answer):
+    deal: MapDeal
+    source: str = Field(description="the listing snapshot and its date")
+    count: int
+    complexes: list[ComplexPoint] = Field(description="by name")
+
+
+class MapBand(Answer):
+    """One band of the choropleth: the 동 whose median lies in [lo_manwon, hi_manwon]."""
+
+    lo_manwon: float
+    hi_manwon: float
+    dongs: int
+
+
+class DongProperties(Answer):
+    gu: str
+    dong: str
+    code: str = Field(description="법정동 code (8 digits)")
+    complexes: int = Field(description="complexes with listings of the deal type (after the filters)")
+    median_manwon: float | None = Field(
+        description="median over those complexes of their range's midpoint: 호가 범위 중간값의 중앙값"
+    )
+    band: int | None = Field(description="index into `bands`; none without complexes")
+
+
+class Geometry(Answer):
+    type: Literal["Polygon", "MultiPolygon"]
+    coordinates: list[Any] = Field(description="GeoJSON positions, [longitude, latitude] (WGS84)")
+
+
+class DongFeature(Answer):
+    type: Literal["Feature"] = "Feature"
+    properties: DongProperties
+    geometry: Geometry
+
+
+class DongMap(Answer):
+    """A GeoJSON FeatureCollection of a 구's 동, with the choropleth's bands beside the features."""
+
+    type: Literal["FeatureCollection"] = "FeatureCollection"
+    gu: str
+    deal: MapDeal
+    source: str = Field(description="where the boundaries and prices come from, with their dates")
+    bands: list[MapBand] = Field(description="at most five, cheapest first, each of about as many 동")
+    features: list[DongFeature]

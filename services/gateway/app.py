@@ -22,8 +22,10 @@ from services.gateway.bodies import BoundedBodies
 from services.gateway.documents import router as documents_router
 from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
-from services.gateway.health import HeldBus
 from services.gateway.health import router as health_router
+from services.gateway.held_bus import HeldBus
+from services.gateway.maps.routes import router as map_router
+from services.gateway.maps.snapshot import SEED_DIR, MapSnapshot
 from services.gateway.operator import OperatorConfig, mount_operator
 from services.gateway.page import mount_page
 from services.gateway.ports import Ports
@@ -91,6 +93,8 @@ def create_app(
     app.include_router(router)
     app.include_router(documents_router)
     app.include_router(health_router)
+    app.include_router(map_router)
+    app.state.map_snapshot = MapSnapshot.load(SEED_DIR)
     mount_page(app)
     stream_name = stream_name_for(namespace) if namespace is not None else None
     mount_operator(app, OperatorConfig.of(settings, nats_url, stream_name))

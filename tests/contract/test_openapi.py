@@ -15,7 +15,15 @@ from services.gateway.settings import GatewaySettings
 pytestmark = pytest.mark.contract
 
 SUCCESS = ("200", "201", "202")
-OPEN_ROUTES = {("post", "/api/sessions"), ("get", "/livez"), ("get", "/readyz"), ("get", "/healthz")}
+# The map's routes answer from the public listing snapshot: no token, like the probes.
+OPEN_ROUTES = {
+    ("post", "/api/sessions"),
+    ("get", "/livez"),
+    ("get", "/readyz"),
+    ("get", "/healthz"),
+    ("get", "/api/map/dongs"),
+    ("get", "/api/map/complexes"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +83,29 @@ def test_a_run_state_is_described_field_by_field(openapi: dict[str, Any]) -> Non
     todo = resolved(openapi, schema["properties"]["todo"]["anyOf"][0])
     steps = resolved(openapi, todo["properties"]["steps"]["items"])
     assert set(steps["required"]) >= {"step_id", "team", "task", "status", "depends_on"}
+
+
+def test_the_map_is_typed_for_another_client(openapi: dict[str, Any]) -> None:
+    """A client drawing the map needs the GeoJSON shape and each 동's figures from the document alone."""
+    schemas = openapi["components"]["schemas"]
+    dongs = openapi["paths"]["/api/map/dongs"]["get"]
+    answer = resolved(openapi, dongs["responses"]["200"]["content"]["application/json"]["schema"])
+    assert answer["properties"]["type"]["const"] == "FeatureCollection"
+    assert {"gu", "dong", "complexes", "median_manwon"} <= set(schemas["DongProperties"]["properties"])
+    assert {"lo_manwon", "hi_manwon"} <= set(schemas["MapBand"]["properties"])
+    card = set(schemas["ComplexPoint"]["properties"])
+    assert {"lat", "lon", "households", "completion_ym", "station", "walk_min", "schools", "ranges"} <= card
+    complexes_params = {p["name"] for p in openapi["paths"]["/api/map/complexes"]["get"]["parameters"]}
+    assert {p["name"] for p in dongs["parameters"]} == complexes_params  # the same filters
+    assert {
+        "deal",
+        "gu",
+        "price_min",
+        "area_max",
+        "households_min",
+        "built_from",
+        "walk_max",
+    } <= complexes_params
 
 
 def test_the_bearer_schemes_are_declared(openapi: dict[str, Any]) -> None:
