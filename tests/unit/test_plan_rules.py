@@ -87,10 +87,27 @@ def test_a_contract_review_runs_after_the_legal_search() -> None:
 
 
 def test_jeonse_risk_is_analysed_from_the_market_search() -> None:
-    plan = plan_by_rules("잠실동 빌라 전세 사기 위험도 분석해줘")
+    plan = plan_by_rules("잠실동 아파트 전세 사기 위험도 분석해줘")
     assert plan.intent.type is I.RISK_ANALYSIS
     assert step(plan, "analyze-risk").depends_on[0] == "search-market"
     assert step(plan, "analyze-risk").inputs["focus"] == ["jeonse_risk"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "서울 빌라 보증금 1억 4천인데 경매 넘어가면 최우선변제 얼마 받아요?",
+        "잠실동 빌라 전세 사기 위험도 분석해줘",
+        "마포구 아파트 전세 3억인데 집주인이 5% 올려달래요",
+    ],
+)
+def test_no_market_step_is_planned_where_the_snapshot_lists_nothing(query: str) -> None:
+    planned = ids(plan_by_rules(query))
+    assert planned and not {"search-market", "analyze-market", "analyze-risk"} & set(planned)
+
+
+def test_a_market_question_about_what_is_not_listed_still_asks_the_search() -> None:
+    assert ids(plan_by_rules("마포구 아파트 전세 시세 알려줘")) == ["search-market"]
 
 
 def test_risk_of_a_purchase_is_a_market_analysis() -> None:
@@ -104,6 +121,15 @@ def test_a_rent_increase_gets_the_statute_and_the_calculation() -> None:
     assert "증액 제한" in step(plan, "search-legal").task
     assert step(plan, "check-rent-increase").task == "3억원 → 3억 5,000만원 증액이 5% 상한을 넘는지 계산"
     assert step(plan, "check-rent-increase").inputs["entities"]["amounts_manwon"] == [30000, 35000]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["보증금 올려달라는데 한도가 있나요?", "월세 인상 상한이 있어요?", "전세금 인상 최대 몇 프로까지예요?"],
+)
+def test_asking_the_cap_of_a_raise_plans_its_calculation(query: str) -> None:
+    """The cap is a figure: computed from the lease the person stated, in this turn or an earlier one."""
+    assert ids(plan_by_rules(query)) == ["search-legal", "check-rent-increase"]
 
 
 def test_independent_searches_run_in_parallel() -> None:
