@@ -300,10 +300,11 @@ class DongFeature(Answer):
 
 
 class DongMap(Answer):
-    """A GeoJSON FeatureCollection of a 구's 동, with the choropleth's bands beside the features."""
+    """A GeoJSON FeatureCollection of the 구's 동, with the choropleth's bands beside the features (one
+    scale over every 구 asked, so two 구 side by side are coloured alike)."""
 
     type: Literal["FeatureCollection"] = "FeatureCollection"
-    gu: str
+    gus: list[str]
     deal: MapDeal
     source: str = Field(description="where the boundaries and prices come from, with their dates")
     bands: list[MapBand] = Field(description="at most five, cheapest first, each of about as many 동")

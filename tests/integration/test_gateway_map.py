@@ -48,6 +48,16 @@ async def test_a_gus_dongs_come_as_geojson_with_their_medians(gateway: Gateway) 
     assert "2023-09-15" in collection["source"] and "2025-10-08" in collection["source"]
 
 
+async def test_two_gus_share_one_scale(gateway: Gateway) -> None:
+    async with httpx.AsyncClient(base_url=gateway.http_url) as http:
+        both = (await http.get("/api/map/dongs", params={"gu": ["강남구", "서초구"], "deal": "sale"})).json()
+    assert both["gus"] == ["강남구", "서초구"]
+    assert {f["properties"]["gu"] for f in both["features"]} == {"강남구", "서초구"}
+    medians = [f["properties"]["median_manwon"] for f in both["features"] if f["properties"]["complexes"]]
+    assert sum(b["dongs"] for b in both["bands"]) == len(medians)
+    assert both["bands"][0]["lo_manwon"] == min(medians) and both["bands"][-1]["hi_manwon"] == max(medians)
+
+
 async def test_the_complexes_follow_the_map_pages_filters(gateway: Gateway) -> None:
     filters = {"gu": "강남구", "deal": "sale", "walk_max": 5, "households_min": 1000, "built_from": 2010}
     async with httpx.AsyncClient(base_url=gateway.http_url) as http:

@@ -113,10 +113,10 @@ def test_the_shipped_snapshot_agrees_with_the_csv_median_by_median() -> None:
 def test_the_map_models_refuse_what_geojson_would_not_carry() -> None:
     with pytest.raises(ValidationError):
         DongMap.model_validate(
-            {"type": "Topology", "gu": "송파구", "deal": "jeonse", "source": "", "bands": []}
+            {"type": "Topology", "gus": ["송파구"], "deal": "jeonse", "source": "", "bands": []}
         )
     with pytest.raises(ValidationError):
-        DongMap.model_validate({"gu": "송파구", "deal": "rent", "source": "", "bands": [], "features": []})
+        DongMap.model_validate({"gus": ["송파구"], "deal": "rent", "source": "", "bands": [], "features": []})
     band = MapBand(lo_manwon=1, hi_manwon=2, dongs=1)
     with pytest.raises(ValidationError):
         band.dongs = 3  # type: ignore[misc]  # answers are frozen

@@ -69,16 +69,17 @@ async def map_complexes(snapshot: SnapshotDep, filters: FiltersDep) -> ComplexPo
 
 @router.get("/api/map/dongs")
 async def map_dongs(snapshot: SnapshotDep, filters: FiltersDep) -> DongMap:
-    """One 구's 동 as GeoJSON, each with its complexes' count and median asking price (the same filters
-    as /api/map/complexes apply; `dong` and `complex_id` narrow the figures, never the polygons)."""
-    if len(filters.gu) != 1 or filters.gu[0] not in snapshot.gus():
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"one 구 of {', '.join(snapshot.gus())} is required")
+    """The 구's 동 as GeoJSON (`gu` once or more), each with its complexes' count and median asking price
+    (the same filters as /api/map/complexes apply; `dong` and `complex_id` narrow the figures, never
+    the polygons)."""
+    if not filters.gu or not set(filters.gu) <= set(snapshot.gus()):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"a 구 of {', '.join(snapshot.gus())} is required")
     figures = dong_figures(kept(snapshot.complexes, filters))  # once per request, not per 동
     found = bands([f.median_manwon for f in figures.values() if f.median_manwon is not None])
     features = []
     for shape in snapshot.dongs:
         p = shape["properties"]
-        if p["gu"] != filters.gu[0]:
+        if p["gu"] not in filters.gu:
             continue
         figure = figures.get((p["gu"], p["dong"]))
         median = figure.median_manwon if figure else None
@@ -92,7 +93,7 @@ async def map_dongs(snapshot: SnapshotDep, filters: FiltersDep) -> DongMap:
         )
         features.append(DongFeature(properties=properties, geometry=Geometry(**shape["geometry"])))
     return DongMap(
-        gu=filters.gu[0],
+        gus=sorted(set(filters.gu)),
         deal=filters.deal,  # type: ignore[arg-type]
         source=f"경계: {snapshot.boundaries_source}. 가격: {snapshot.listings_source}",
         bands=found,
