@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
+from services.gateway.held_bus import HeldBus
 from services.gateway.reads import Reads
 from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
-
-if TYPE_CHECKING:  # health.py reads the ports, so it imports this module
-    from services.gateway.health import HeldBus
 
 
 @dataclass(frozen=True)

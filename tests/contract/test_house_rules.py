@@ -1,6 +1,7 @@
 """The rules of the house (DESIGN.md section 1), checked by import-linter against `.importlinter`:
 services never import each other, the domain package imports only contracts, the platform imports
-no service, contracts import nothing of services."""
+no service, contracts import nothing of services, and no module circles back to itself through the
+modules of its own service."""
 
 from __future__ import annotations
 
@@ -35,3 +36,12 @@ def test_every_service_folder_is_bound_by_the_independence_contract() -> None:
     config.read(ROOT / ".importlinter")
     independent = set(config["importlinter:contract:services-independent"]["modules"].split())
     assert independent == services
+
+
+def test_every_service_folder_is_bound_by_the_no_circles_contract() -> None:
+    """A new service folder must be listed, or a circle between its modules would pass unnoticed."""
+    packages = {f"services.{p.name}" for p in (ROOT / "services").iterdir() if (p / "__init__.py").exists()}
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter")
+    ancestors = set(config["importlinter:contract:no-import-circles"]["ancestors"].split())
+    assert packages <= ancestors
