@@ -23,7 +23,7 @@ from services.gateway.documents import router as documents_router
 from services.gateway.follower import Follower
 from services.gateway.handlers import RunRequests
 from services.gateway.health import router as health_router
-from services.gateway.health import HeldBus
+from services.gateway.held_bus import HeldBus
 from services.gateway.maps.routes import router as map_router
 from services.gateway.maps.snapshot import SEED_DIR, MapSnapshot
 from services.gateway.operator import OperatorConfig, mount_operator
