@@ -9,7 +9,6 @@ from datetime import date
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
-from services.analysis.dated import day_asked
 from services.analysis.profile import Profile, read_profile
 from services.analysis.regions import find_region
 from services.analysis.rulebook import RuleBook
@@ -100,7 +99,7 @@ def rural_tax_note(p: Profile, rules: RuleBook) -> str | None:
 
 def acquisition_tax_answer(case: Case, rules: RuleBook) -> StepResult:
     """취득세 asked for: the tax and 지방교육세 on the price, for the homes held after the purchase."""
-    day = day_asked(case.text("as_of"))
+    day = case.day()
     p = read_profile(case)
     if p.price_manwon is None:
         return StepResult(

@@ -19,8 +19,8 @@ from contracts.entities import DealType, PropertyType
 from contracts.results import Figure, Question, StepResult
 from contracts.values import Citation
 from services.analysis.case import Case
-from services.analysis.dated import DatedRule, day_asked, in_force
 from services.analysis.statutes import StatuteBook
+from services.housing.dated_rules import DatedRule, in_force
 from services.housing.money import format_manwon as won_text
 
 ACT_ARTICLE = "공인중개사법/제32조"
@@ -205,7 +205,7 @@ def brokerage_fee(case: Case, rules: BrokerageRules, statutes: StatuteBook) -> S
             citations=citations,
             questions=[Question(field="deposit_manwon", label="보증금", hint="예: 보증금 500에 월세 40")],
         )
-    day = day_asked(case.text("as_of"))
+    day = case.day()
     lines = [
         _DealFee(deal, amount, applicable_rate(kind, deal, amount.amount, rules, day))
         for deal, amount in priced

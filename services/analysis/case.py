@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, TypeGuard
 
 from contracts.entities import QueryEntities
@@ -57,6 +58,16 @@ class Case:
     # (`as_of`, for a test).
     facts: dict[str, Any] = field(default_factory=dict)
     dependency_results: dict[str, StepResult] = field(default_factory=dict)
+    said_on: date | None = None  # the day the person asked (StepInputs.said_on)
+
+    def day(self) -> date:
+        """The day the dated rules are read for: the `as_of` fact when given (a test), else the day the
+        person asked, so a replay next year reads the rules the run read. Only a step recorded before
+        steps carried that day falls back to the machine's today."""
+        as_of = self.text("as_of")
+        if as_of:
+            return date.fromisoformat(as_of)
+        return self.said_on or date.today()
 
     def amounts(self) -> list[int]:
         """Money amounts in the question in order (만원): the planner's, else parsed from the text."""

@@ -31,7 +31,13 @@ def analysis_work(library: Library, llm: LlmClient | None = None) -> TeamWork:
 
 async def analyse(step: StepWork, library: Library, llm: LlmClient | None = None) -> StepOutput:
     facts = stated_facts(step.dependency_results)
-    case = Case(step.query, with_stated(step.entities, facts), facts, step.dependency_results)
+    case = Case(
+        step.query,
+        with_stated(step.entities, facts),
+        facts,
+        step.dependency_results,
+        said_on=step.inputs.said_on,
+    )
 
     async def run(name: str, _: StepWork) -> StepResult:
         return await asyncio.to_thread(RUNS[name], case, library)

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.analysis.dated import DatedRule, in_force
+from services.housing.dated_rules import DatedRule, in_force
 
 Zone = Literal["regulated", "capital", "other"]
 Buyer = Literal["first_home", "no_home", "one_home", "multi_home"]

@@ -11,7 +11,6 @@ from typing import Any
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
-from services.analysis.dated import day_asked
 from services.analysis.lending_rules import BUYER_NAMES, ZONE_NAMES, LendingRules
 from services.analysis.loan_limit import Borrower, LoanLimit, buyer_of, loan_limit
 from services.analysis.profile import Profile, homes_for_lending, read_profile
@@ -53,7 +52,7 @@ def missing_for_limit(p: Profile, region: Region | None) -> list[str]:
 
 
 def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> StepResult:
-    day = day_asked(case.text("as_of"))
+    day = case.day()
     p = read_profile(case)
     region = find_region(case.query, case.entities.gu, regions, day)
     missing = missing_for_limit(p, region)

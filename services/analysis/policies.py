@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from services.analysis.profile import Profile
 from services.analysis.rulebook import RULES_DIR
+from services.housing.dated_rules import check_period, has_ended
 
 POLICY_FILE = RULES_DIR / "policies.json"
 
@@ -56,12 +57,8 @@ class PolicyProgramme(_Model):
 
     @model_validator(mode="after")
     def _period_runs_forward(self) -> PolicyProgramme:
-        if self.effective_to is not None and self.effective_to < self.effective_from:
-            raise ValueError(f"{self.id}: effective_to is before effective_from")
+        check_period(self, self.id)
         return self
-
-    def in_force(self, day: date) -> bool:
-        return self.effective_from <= day and (self.effective_to is None or day <= self.effective_to)
 
 
 class PolicyBook(_Model):
@@ -158,7 +155,5 @@ def ended_named(book: PolicyBook, text: str, day: date) -> list[PolicyProgramme]
     return [
         prog
         for prog in book.programmes
-        if prog.effective_to is not None
-        and prog.effective_to < day
-        and prog.name.split(" (")[0].split()[0].replace(" ", "") in squashed
+        if has_ended(prog, day) and prog.name.split(" (")[0].split()[0].replace(" ", "") in squashed
     ]

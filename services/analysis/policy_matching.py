@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from contracts.results import Question, StepResult
 from services.analysis.case import Case
-from services.analysis.dated import day_asked
 from services.analysis.policies import Match, PolicyBook, ended_named, match
 from services.analysis.profile import read_profile
+from services.housing.dated_rules import in_force
 
 QUESTIONS = {
     "age": Question(field="age", label="만 나이", hint="예: 만 29세"),
@@ -27,9 +27,9 @@ STATUS_NAMES = {"eligible": "조건 충족", "possible": "추가 확인 필요",
 
 
 def policy_matching(case: Case, book: PolicyBook) -> StepResult:
-    day = day_asked(case.text("as_of"))
+    day = case.day()
     profile = read_profile(case)
-    current = [p for p in book.programmes if p.in_force(day)]
+    current = in_force(book.programmes, day)
     matches = sorted((match(p, profile) for p in current), key=lambda m: STATUS_ORDER[m.status])
     open_fields = {k for m in matches if m.status != "not_eligible" for k in m.unchecked}
     findings = [match_sentence(m) for m in matches if m.status != "not_eligible"]

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
-from services.analysis.dated import day_asked
 from services.analysis.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
 
@@ -98,7 +97,7 @@ def protected_amount(
 
 
 def priority_repayment(case: Case, rules: SmallDepositRules, statutes: StatuteBook) -> StepResult:
-    table = rules.table_on(day_asked(case.text("as_of")))
+    table = rules.table_on(case.day())
     deposit = case.number("deposit_manwon")
     if deposit is None:
         deposits, _ = case.deposits_and_rents()

@@ -9,8 +9,8 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
-from services.analysis.dated import DatedRule, in_force
 from services.analysis.lending_rules import Zone
+from services.housing.dated_rules import DatedRule, in_force
 
 
 class RegulatedAreas(DatedRule):

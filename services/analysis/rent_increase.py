@@ -245,14 +245,12 @@ def conversion_figures(case: Case, rules: LeaseRules) -> list[Figure]:
 
 def since_last_increase(case: Case) -> Elapsed | None:
     """The time since the contract or the last increase: from the dates the step was given
-    (last_increase_date or contract_start_date, to as_of), else as the person said it ("재계약한 지
-    6개월", "1년 반 전에 올렸")."""
+    (last_increase_date or contract_start_date, to the day the rules are read for), else as the person
+    said it ("재계약한 지 6개월", "1년 반 전에 올렸")."""
     last = case.text("last_increase_date") or case.text("contract_start_date")
     if not last:
         return months_since_last(case.query)
-    since = _months_between(
-        date.fromisoformat(last), date.fromisoformat(case.text("as_of") or date.today().isoformat())
-    )
+    since = _months_between(date.fromisoformat(last), case.day())
     return Elapsed("increase" if case.text("last_increase_date") else "contract", float(since), False, last)
 
 

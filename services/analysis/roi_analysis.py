@@ -8,7 +8,6 @@ from __future__ import annotations
 from contracts.results import Figure, Question, StepResult
 from services.analysis.acquisition_tax import AcquisitionTax, purchase_tax, rural_tax_note
 from services.analysis.case import Case
-from services.analysis.dated import day_asked
 from services.analysis.loan_simulation import rate_of
 from services.analysis.profile import Profile, read_profile
 from services.analysis.repayment import METHOD_NAMES
@@ -22,7 +21,7 @@ DEFAULT_YEARS = 5
 
 
 def roi_analysis(case: Case, rules: RuleBook) -> StepResult:
-    day = day_asked(case.text("as_of"))
+    day = case.day()
     p = read_profile(case)
     if p.price_manwon is None:
         return StepResult(

@@ -23,6 +23,7 @@ from contracts.search import Audience, LoanProduct
 from contracts.values import Frozen
 from services.housing import household
 from services.housing.amounts import given_figures, read_amounts
+from services.housing.dated_rules import check_period, has_ended, in_force
 from services.housing.money import format_manwon as won_text
 from services.housing.text import topic_particle
 from services.platform.team import StepWork
@@ -54,24 +55,17 @@ KIND_KO = {
 
 class LoanEntry(LoanProduct):
     """A product of the data file: the published shape (contracts.search.LoanProduct) plus the checks
-    the file must pass and the date logic the tool needs."""
+    the file must pass; its period is read as every dated rule's (services.housing.dated_rules)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> LoanEntry:
-        if self.effective_to is not None and self.effective_to < self.effective_from:
-            raise ValueError(f"{self.id}: effective_to {self.effective_to} is before {self.effective_from}")
+        check_period(self, self.id)
         low, high = self.rate_min_pct, self.rate_max_pct
         if low is not None and high is not None and low > high:
             raise ValueError(f"{self.id}: rate range {self.rate_min_pct} > {self.rate_max_pct}")
         if self.source.date > self.effective_from and self.kind.endswith("_loan"):
             raise ValueError(f"{self.id}: a programme cannot start before it was announced")
         return self
-
-    def in_force(self, today: date) -> bool:
-        return self.effective_from <= today and (self.effective_to is None or today <= self.effective_to)
-
-    def ended(self, today: date) -> bool:
-        return self.effective_to is not None and self.effective_to < today
 
 
 class LendingTerm(Frozen):
@@ -110,7 +104,7 @@ def default_book() -> LoanBook:
 
 
 def current_programs(today: date, book: LoanBook | None = None) -> list[LoanEntry]:
-    return [e for e in (book or default_book()).entries if e.in_force(today)]
+    return in_force((book or default_book()).entries, today)
 
 
 def audiences_in(query: str) -> set[Audience]:
@@ -210,7 +204,7 @@ def ended_mentions(entries: list[LoanEntry], query: str, today: date) -> list[st
     return [
         f"{e.name}은(는) {e.effective_to}에 종료되어 지금은 신청할 수 없습니다."
         for e in entries
-        if e.ended(today) and e.kind.endswith("_loan") and e.name in query
+        if has_ended(e, today) and e.kind.endswith("_loan") and e.name in query
     ]
 
 
@@ -286,13 +280,17 @@ def _ruled_out_sentence(entries: list[LoanEntry], reasons: dict[str, str]) -> li
     return [f"말씀하신 조건으로는 쓸 수 없는 상품: {named}."]
 
 
-def _today(ctx: Any) -> date:
-    """Today from the caller's `today()` when it has one (a test's fixed date), else the system date."""
+def _day(ctx: Any, step: StepWork) -> date:
+    """The day the programmes are read for: the caller's `today()` when it has one (a test's fixed date),
+    else the day the person asked, so a replay reads the programmes the run read. Only a step recorded
+    before steps carried that day falls back to the machine's today."""
     clock = getattr(ctx, "today", None)
-    return clock() if callable(clock) else date.today()
+    if callable(clock):
+        return clock()
+    return step.inputs.said_on or date.today()
 
 
 async def loan_products(ctx: Any, step: StepWork) -> StepResult:
-    """The loan tool: the programmes and rules in force today that fit the question."""
+    """The loan tool: the programmes and rules in force on the day asked that fit the question."""
     deal = step.entities.deal_type
-    return loan_result(default_book(), step.query, deal.value if deal else None, _today(ctx))
+    return loan_result(default_book(), step.query, deal.value if deal else None, _day(ctx, step))
