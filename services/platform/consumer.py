@@ -175,15 +175,14 @@ class Consumer:
         """Register this consumer on `broker`: FastStream binds the durable pull consumer and hands each
         message it fetches to `_take`, which starts its handling and returns, so the next fetch goes out
         while earlier messages are handled (`settled` waits for them); the server's max_ack_pending
-        bounds how many are taken at once. FastStream's own concurrent subscriber (`max_workers`) passed
-        each message through a memory stream, two task groups and two semaphores on its way: from
-        nats-py's fetch returning a message to the consumer taking it, 0.45-0.62 ms in a probe of one
-        consumer, against 0.26-0.32 ms this way (three alternating pairs).
+        bounds how many are taken at once. FastStream's own concurrent subscriber (`max_workers`) passes
+        each message through a memory stream, two task groups and two semaphores on its way, which
+        costs more than the task does.
 
         Fetch one at a time (the policy's fetch_batch, 1 in infra/nats/jetstream.json): a fetch of more
-        than one that found nothing waiting becomes a pull that lingers until its batch is full or it
-        expires, and nats-py returns the message that did arrive only then. An idle consumer handled
-        one hop in five 70-580 ms late that way (batches of 16; none over 7 ms one at a time)."""
+        than one that finds nothing waiting becomes a pull that lingers until its batch is full or it
+        expires, and nats-py returns the message that did arrive only then, so an idle consumer would
+        handle some hops late by up to the pull's expiry. Both measured in docs/hot-path.md."""
         broker.subscriber(
             self.subject,
             stream=JStream(self.settings.stream_name, declare=False),  # ensure_stream declares it

@@ -49,9 +49,9 @@ class _CappedBackoff(AttemptWithBackoff):
 class StorePool(AsyncConnectionPool):
     """psycopg_pool's pool, with the wait between two reconnection attempts capped.
 
-    Its own backoff doubles without bound (1, 2, 4 ... 64 s): measured here, a pool that lost
-    Postgres for 40 s handed out no connection for another 25 s after Postgres was back, and for
-    minutes after a longer outage. Capped, a returning Postgres is in use again within seconds.
+    Its own backoff doubles without bound (1, 2, 4 ... 64 s), so a pool that lost Postgres for a while
+    hands out no connection for a long time after Postgres is back (docs/hot-path.md has the figures).
+    Capped, a returning Postgres is in use again within seconds.
     """
 
     async def _add_connection(self, attempt: AttemptWithBackoff | None, growing: bool = False) -> None:
@@ -60,9 +60,9 @@ class StorePool(AsyncConnectionPool):
 
 def dump_json(value: object) -> bytes:
     """JSON as the store writes it, and the gateway's socket sends it (UTF-8, keys that are not strings
-    written as strings, as the standard library does). orjson: the standard library's encoder was 3% of
-    the CPU of 50 concurrent runs in a py-spy profile, writing events and the projections' documents;
-    a market question's seven socket messages (26 kB) took it 0.34 ms, and orjson 0.08."""
+    written as strings, as the standard library does). orjson: the standard library's encoder showed in
+    profiles of concurrent runs, writing events, the projections' documents and the socket's messages
+    (docs/hot-path.md)."""
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
@@ -84,7 +84,7 @@ async def open_pool(
     `conn.transaction()`. Under READ COMMITTED each statement took its own snapshot inside a
     transaction too, so a block of reads sees nothing different.
 
-    The check is a round trip (0.17 ms of an append's 1.5 ms here). Checking only a connection whose
+    The check is a round trip, a noticeable part of an append's time. Checking only a connection whose
     socket the server has written to (its FATAL notice when it ends a connection) saved it, but lost a
     race: a backend just told to end has not yet written, and its connection is handed out to fail.
 
@@ -133,8 +133,8 @@ async def _unchecked(
     """A connection of the pool, without the checkout's check, given back when the block ends.
 
     getconn and putconn rather than `pool.connection()`: its context (a generator, the connection's
-    own `async with`, which commits an autocommit connection for nothing, and a usage statistic) took
-    24 us a checkout against 10 in a probe, and every statement of every service checks out. A
+    own `async with`, which commits an autocommit connection for nothing, and a usage statistic) costs
+    twice as much a checkout (docs/hot-path.md), and every statement of every service checks out. A
     connection given back inside a transaction is rolled back by the pool, as it was by the context."""
     told = _FIRST_STATEMENT_CHECKS.set(True)
     try:
@@ -255,12 +255,11 @@ async def run_in_transaction(
 async def _queued(conn: AsyncConnection, command: str) -> None:
     """`command` queued in the connection's pipeline, not sent: it leaves with the next statement that
     is (in one send). A statement executed in a pipeline is sent at once, and the send, with psycopg's
-    waits for the socket around it, took 0.07-0.13 ms each for BEGIN and a consumer's claim (a probe
-    timing every hop's stages), in the middle of every hop; under `make load`, 28% of the supervisor's
-    CPU was in `send`. Queued, the backbone bench's commit -> handler p50 went from 1.85 and 1.50 ms to
-    1.06 and 1.16 (two alternating pairs). psycopg queues its own BEGIN and COMMIT so (`_exec_command`)
-    and has no public call for it. The parameters are bound client-side (mogrify); a failure is raised
-    with the results of the statement it went with, as a sent one's would be."""
+    waits for the socket around it, costs a turn of the event loop for BEGIN and again for a consumer's
+    claim, in the middle of every hop (measured in docs/hot-path.md). psycopg queues its own BEGIN and
+    COMMIT so (`_exec_command`) and has no public call for it. The parameters are bound client-side
+    (mogrify); a failure is raised with the results of the statement it went with, as a sent one's
+    would be."""
     async with conn.lock:
         await conn.wait(conn._exec_command(command))
 

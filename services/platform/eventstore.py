@@ -219,7 +219,7 @@ async def append_in(
     with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span, _moved_stream():
         cur = await conn.cursor(row_factory=dict_row).execute(
             # The envelopes as one JSON document, written by pydantic in one call (0012): psycopg dumps
-            # arrays element by element in Python, 124 us of client CPU for one event's seven arrays.
+            # arrays element by element in Python, a cost per field of every event (docs/hot-path.md).
             "SELECT * FROM jipsa_append(%b, %b::int, %b::bigint, %b::text)",
             (
                 Jsonb(list(events), dumps=_ENVELOPES.dump_json),
