@@ -75,8 +75,10 @@ class Gazetteer:
         stations: Iterable[str],
         gu: Iterable[str] = SEOUL_GU,
         complexes: Iterable[str] = (),
+        listed_gu: Iterable[str] = (),
     ):
         self.dong_gu = dict(dong_gu)  # 동 -> its 구, None when the 동 name is found in several 구
+        self.listed_gu = frozenset(listed_gu)  # the 구 the listings snapshot covers
         self.stations = frozenset(stations)
         self.gu = tuple(gu)
         full = {*self.gu, *self.dong_gu, *self.stations}
@@ -155,7 +157,8 @@ def read_gazetteer(paths: tuple[Path, ...]) -> Gazetteer:
                     complexes.add(row["name"])
     # A dong found in two 구 implies neither.
     dong_gu = {dong: next(iter(gus)) if len(gus) == 1 else None for dong, gus in dong_gus.items()}
-    return Gazetteer(dong_gu, stations, complexes=complexes)
+    listed_gu = {gu for gus in dong_gus.values() for gu in gus}
+    return Gazetteer(dong_gu, stations, complexes=complexes, listed_gu=listed_gu)
 
 
 @lru_cache(maxsize=1)

@@ -19,6 +19,7 @@ from contracts.steps import StepInputs, inputs_for_plan, plan_inputs
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
 from services.housing.amounts import CONVERSION
 from services.housing.brokerage import BROKERAGE_FEE_WORDS
+from services.housing.coverage import listings_serve
 from services.housing.entities import asked_bounds_text, extract_entities
 from services.housing.money import format_manwon
 from services.housing.text import normalize
@@ -293,6 +294,10 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids = [step for step in ids if step != "review-contract"]
     if law_figures == ["compute-acquisition-tax"] and not _ASKS_STATUTE.search(text):
         ids = [step for step in ids if step != "search-legal"]  # its law is not among the statutes
+    if intent is not I.MARKET_INQUIRY and not listings_serve(entities):
+        # "서울 빌라 … 최우선변제 얼마 받아요?": the snapshot lists no 빌라, so a market step would only
+        # find nothing, and an analysis that reads the market has nothing to read.
+        ids = [step for step in ids if not _reads_market(step, entities)] or ["search-legal"]
     if intent in (I.LEGAL_CONSULT, I.RISK_ANALYSIS) and not (_has_figures(entities) or _placed(entities)):
         # A risk word inside a legal question ("근저당 얘기를 안 하고 계약시켰어요"), or a risk asked about
         # in general ("전세사기 안 당하려면 뭘 확인해요?"), is what the law answers, not a property to judge:
@@ -356,6 +361,13 @@ def _about_jeonse(text: str, entities: QueryEntities) -> bool:
     return entities.deal_type == "jeonse" or bool(re.search(r"전세|깡통|보증금|사기|세입자|임차", text))
 
 
+def _reads_market(step_id: str, entities: QueryEntities) -> bool:
+    """A market step, or an analysis that cannot do without one (the person gave no prices of theirs)."""
+    kind = STEP_KINDS[step_id]
+    needs_market = kind.team is Team.ANALYSIS and kind.reads[:1] == ("search-market",)
+    return step_id in _MARKET_STEPS or (needs_market and not _prices_given(entities))
+
+
 def _placed(entities: QueryEntities) -> bool:
     return bool(entities.gu or entities.dong or entities.stations)
 
@@ -381,16 +393,17 @@ def _places(entities: QueryEntities) -> list[str]:
     return entities.gu + entities.dong + entities.stations
 
 
-def _ordered(step_ids: Iterable[str], entities: QueryEntities) -> list[StepKind]:
+def _ordered(step_ids: list[str], entities: QueryEntities) -> list[StepKind]:
     """Unique kinds with the searches each one requires, searches first (the catalogue's order). With the
     prices given and no place named, a default district's market has nothing to add to the person's own
-    figures: the analyses read theirs."""
+    figures: the analyses read theirs; nor does a market the snapshot does not list, unless it is asked."""
     wanted = set(step_ids)
     for step_id in list(wanted):
         reads = STEP_KINDS[step_id].reads
         if reads and STEP_KINDS[step_id].team is Team.ANALYSIS:
             wanted.add(reads[0])
-    if _prices_given(entities) and not _places(entities):
+    unserved = not listings_serve(entities) and "search-market" not in step_ids
+    if unserved or (_prices_given(entities) and not _places(entities)):
         wanted -= _MARKET_STEPS
     return [kind for step_id, kind in STEP_KINDS.items() if step_id in wanted]
 

@@ -30,6 +30,7 @@ from contracts.entities import QueryEntities
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.steps import SearchOptions
 from services.housing.amounts import Bounds, bounds_text
+from services.housing.coverage import unlisted_gu, unlisted_types
 from services.housing.money import format_manwon as won_text
 from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, named_as_word
 from services.housing.text import topic_particle
@@ -381,6 +382,23 @@ def describe(f: ListingFilters) -> str:
     return " ".join(p for p in (place, types, deal, conditions_text(f)) if p)
 
 
+def coverage_gap(entities: QueryEntities) -> StepResult | None:
+    """The snapshot's coverage, said plainly, when the question names only places or kinds of home it
+    does not list ("마포구 아파트", "서울 빌라"); None when it can answer."""
+    if not unlisted_gu(entities) and not unlisted_types(entities):
+        return None
+    types = [TYPE_KO.get(t.value, t.value) for t in entities.property_types]
+    deal = DEAL_KO.get(entities.deal_type.value, "") if entities.deal_type else ""
+    asked = " ".join(filter(None, (*entities.gu, "·".join(types), deal)))
+    covered = "·".join(sorted(default_gazetteer().listed_gu))
+    return StepResult(
+        headline=(
+            f"매물 데이터({SNAPSHOT_DATE} 스냅샷)는 {covered}의 아파트·오피스텔 단지와 원룸만 담고 있어"
+            f" {asked} 시세·매물은 알려 드릴 수 없습니다."
+        )
+    )
+
+
 def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> StepResult:
     """The total answers first ('서초구 아파트 단지는 453곳입니다'), then which page of them follows."""
     unit = "곳" if f.complex_types else "건"
@@ -445,6 +463,8 @@ def _sort_note(f: ListingFilters) -> str:
 async def listing_search(ctx: SearchContext, step: StepWork) -> StepResult:
     """The listing tool: filters from the step, one page of rows, the total and how it was sorted.
     The complexes the question names are the rows shown: the person asked about them, not their 구."""
+    if gap := coverage_gap(step.entities):
+        return gap
     f = filters_from_step(step)
     named = await complexes_of_step(ctx, step, f)
     if named:

@@ -56,6 +56,7 @@ from services.search.listings import (
     complex_where,
     complexes_of_step,
     condition_notes,
+    coverage_gap,
     describe,
     filters_from_step,
     one_room_where,
@@ -533,6 +534,8 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
 
     `inputs.also_deal_types` adds the same figures for other deal types (a jeonse-risk analysis
     needs 매매 prices beside the 전세 ones asked about); they go to data["market_stats_also"]."""
+    if gap := coverage_gap(step.entities):
+        return gap
     f = filters_from_step(step)
     notes = condition_notes(f)
     if f.deal_type is None:  # "시세" without a deal kind is read as 매매

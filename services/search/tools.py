@@ -105,9 +105,11 @@ def merge(step: StepWork, results: dict[str, StepResult], failed: dict[str, str]
     """Results of several tools as one: the leading tool's headline leads (answering_first), lists are
     concatenated, each tool's typed data stays under its own keys."""
     leading = [results[n] for n in answering_first(step, list(results))]
+    headline = next((r.headline for r in leading if r.headline), None)
+    findings = dict.fromkeys(f for r in leading for f in _findings(r, lead=r is leading[0]))
     return StepResult(
-        headline=next((r.headline for r in leading if r.headline), None),
-        findings=list(dict.fromkeys(f for r in leading for f in _findings(r, lead=r is leading[0]))),
+        headline=headline,
+        findings=[f for f in findings if f != headline],  # two tools may say the same first
         figures=[f for r in leading for f in r.figures],
         citations=[c for r in leading for c in r.citations],
         listings=[row for r in leading for row in r.listings],

@@ -16,6 +16,7 @@ from services.search.listings import (
     NamedComplex,
     build_listing_query,
     complex_where,
+    coverage_gap,
     filters_from,
     listing_result,
     one_room_where,
@@ -242,3 +243,19 @@ def test_the_entities_name_the_complexes_in_the_order_written() -> None:
         "리센츠",
         "트리지움",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [("마포구 아파트 전세 시세", "마포구 아파트 전세"), ("서울 빌라 전세 시세", "빌라 전세")],
+)
+def test_what_the_snapshot_does_not_list_is_said_once_with_what_it_does(question: str, asked: str) -> None:
+    gap = coverage_gap(extract_entities(question))
+    assert gap is not None and gap.headline is not None
+    assert f"{asked} 시세·매물은 알려 드릴 수 없습니다" in gap.headline
+    assert "강남구·서초구·송파구" in gap.headline and not gap.figures
+
+
+@pytest.mark.parametrize("question", ["송파구 아파트 전세", "강남구 빌라랑 아파트 매매", "원룸 월세 시세"])
+def test_a_question_the_snapshot_can_answer_has_no_gap(question: str) -> None:
+    assert coverage_gap(extract_entities(question)) is None

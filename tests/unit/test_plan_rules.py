@@ -87,10 +87,32 @@ def test_a_contract_review_runs_after_the_legal_search() -> None:
 
 
 def test_jeonse_risk_is_analysed_from_the_market_search() -> None:
-    plan = plan_by_rules("잠실동 빌라 전세 사기 위험도 분석해줘")
+    plan = plan_by_rules("잠실동 아파트 전세 사기 위험도 분석해줘")
     assert plan.intent.type is I.RISK_ANALYSIS
     assert step(plan, "analyze-risk").depends_on[0] == "search-market"
     assert step(plan, "analyze-risk").inputs["focus"] == ["jeonse_risk"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "서울 빌라 보증금 1억 4천인데 경매 넘어가면 최우선변제 얼마 받아요?",
+        "잠실동 빌라 전세 사기 위험도 분석해줘",
+        "마포구 아파트 전세 3억인데 집주인이 5% 올려달래요",
+    ],
+)
+def test_no_market_step_is_planned_where_the_snapshot_lists_nothing(query: str) -> None:
+    planned = ids(plan_by_rules(query))
+    assert planned and not {"search-market", "analyze-market", "analyze-risk"} & set(planned)
+
+
+def test_a_document_about_a_home_the_snapshot_does_not_list_is_still_written() -> None:
+    planned = ids(plan_by_rules("임대차계약서 써줘. 서울 마포구 독막로 50 빌라, 보증금 2억5천"))
+    assert "draft-lease" in planned and "search-market" not in planned
+
+
+def test_a_market_question_about_what_is_not_listed_still_asks_the_search() -> None:
+    assert ids(plan_by_rules("마포구 아파트 전세 시세 알려줘")) == ["search-market"]
 
 
 def test_risk_of_a_purchase_is_a_market_analysis() -> None:
