@@ -65,10 +65,9 @@ ONE_ROOM_LABEL = {
 
 class ComplexNames:
     """Every complex's name, spacing aside, read once from the `complexes` read model: which complexes
-    a question names is a scan of 2,032 short names, 39 us a question here, where Postgres scanned the
-    table for it at every question (0.47 ms a call in pg_stat_statements, twice a market question,
-    finding nothing for most). The snapshot changes only with the build that ships it (infra/seed),
-    which a process reads again when it starts."""
+    a question names is a scan of some two thousand short names in memory, not a table scan in Postgres
+    at every question (docs/hot-path.md has the figures). The snapshot changes only with the build that
+    ships it (infra/seed), which a process reads again when it starts."""
 
     def __init__(self) -> None:
         self._names: list[tuple[str, str]] | None = None
