@@ -2,6 +2,7 @@
 // example questions; an error answer says why the run failed.
 import { documentsSection, citationsSection, figuresSection, listingsSection } from "./backing.js";
 import { marketCharts } from "./chart.js";
+import { answerMap } from "./answer_map.js";
 import { h, list, record, text } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { followUpForm } from "./questions.js";
@@ -13,6 +14,7 @@ export function answerCard(run, actions) {
   const metadata = record(data.metadata);
   if (type === "guidance") return guidanceCard(response, metadata, actions);
   const failed = list(data.failed_steps);
+  const map = type === "error" ? null : answerMap(data, metadata);
   return h("section", { class: `card answer answer-${type}`, "aria-label": type === "error" ? "실패 안내" : "답변" },
     type === "error" && h("h3", { class: "error-title" }, "처리하지 못했어요"),
     h("div", { class: "md" }, renderMarkdown(response.content)),
@@ -21,7 +23,8 @@ export function answerCard(run, actions) {
     followUpForm(metadata.questions, actions),
     h("div", { class: "charts" }, marketCharts(metadata.step_data)),
     figuresSection(metadata.figures),
-    listingsSection(data.listings),
+    map?.element,
+    listingsSection(data.listings, map?.focus),
     citationsSection(data.citations),
   );
 }

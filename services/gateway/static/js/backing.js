@@ -28,7 +28,8 @@ const COLUMNS = [
   { key: "walk", label: "역·도보", value: (r) => number(r.walk_min), numeric: true },
 ];
 
-export function listingsSection(listings) {
+// `find(listingId)`, when a map is beside the table: a click on a row finds its complex on the map.
+export function listingsSection(listings, find) {
   const rows = list(listings).map(record).filter((r) => r.name);
   if (!rows.length) return null;
   const sort = { key: null, ascending: true };
@@ -37,7 +38,7 @@ export function listingsSection(listings) {
     const button = h("button", { type: "button", class: "sort", onclick: () => sortBy(column) }, column.label, h("span", { class: "sort-mark", "aria-hidden": "true" }));
     return h("th", { scope: "col", "aria-sort": "none", class: column.numeric ? "num" : "" }, button);
   });
-  const draw = () => body.replaceChildren(...ordered(rows, sort).map(listingRow));
+  const draw = () => body.replaceChildren(...ordered(rows, sort).map((r) => listingRow(r, find)));
   const sortBy = (column) => {
     sort.ascending = sort.key === column.key ? !sort.ascending : true;
     sort.key = column.key;
@@ -68,12 +69,13 @@ function ordered(rows, sort) {
   });
 }
 
-function listingRow(r) {
+function listingRow(r, find) {
   const area = areaRange(number(r.area_min_m2), number(r.area_max_m2));
   const deal = DEALS[text(r.deal_type)] ?? text(r.deal_type);
   const monthly = number(r.monthly_rent_min_manwon) ?? number(r.monthly_rent_max_manwon);
   // data-label names each cell where a phone shows the row as a card (styles.css).
-  return h("tr", {},
+  const onMap = find && r.kind === "complex" ? () => find(text(r.listing_id)) : null;
+  return h("tr", { class: onMap ? "on-map" : "", title: onMap ? "지도에서 찾기" : null, onclick: onMap },
     h("th", { scope: "row" }, text(r.name), r.households ? h("small", {}, `${plain(r.households)}세대${r.completion_ym ? ` · ${text(r.completion_ym).slice(0, 4)}년` : ""}`) : null),
     h("td", { dataset: { label: "위치" } }, `${text(r.gu)} ${text(r.dong)}`.trim()),
     h("td", { class: "num", dataset: { label: deal ? `가격 (${deal})` : "가격" } }, priceRange(number(r.price_min_manwon), number(r.price_max_manwon)),
