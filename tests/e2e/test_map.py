@@ -1,16 +1,19 @@
 """The map in a real Chromium: a market answer's complexes inside their 동, the choropleth's legend
-against medians computed here from the shipped CSV, a table row found on the map, and nothing asked
+against medians computed here from the shipped CSV, a table row found on the map; the map page (/map),
+whose filters change its list, its markers and its 동 colours alike (against the CSV again), whose
+district data stays small, and whose card asks about a complex in the conversation; and nothing asked
 of any host but the gateway on 127.0.0.1."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Response, expect
 
 from tests.e2e.conftest import SCREENSHOTS, screenshot
 from tests.e2e.test_page import QUICK, ask, turn
@@ -114,5 +117,106 @@ async def test_a_market_answer_shows_its_complexes_inside_their_dongs(page: Page
     await screenshot(page, "20-market-answer-map")
     await page.set_viewport_size({"width": 390, "height": 844})
     await screenshot(page, "21-market-answer-map-phone")
+
+    assert seen and {urlparse(url).hostname for url in seen} == {"127.0.0.1"}
+
+
+async def drawn_map(page: Page) -> tuple[list[str], list[str], dict[str, float]]:
+    """What the map page shows once it is ready: the list's complexes, the markers', the 동 medians."""
+    await expect(page.locator("#map-side")).to_have_attribute("data-state", "ready", timeout=QUICK)
+    return await page.evaluate(
+        """() => [
+          [...document.querySelectorAll('#complex-list .complex-item')].map((li) => li.dataset.id),
+          [...document.querySelectorAll('#map-side .marker')].map((m) => m.dataset.id),
+          Object.fromEntries([...document.querySelectorAll('#map-side path.dong')]
+            .filter((p) => p.dataset.median).map((p) => [p.dataset.dong, +p.dataset.median])),
+        ]"""
+    )
+
+
+async def test_the_map_page_filters_change_its_list_and_its_markers(page: Page) -> None:
+    seen = hosts_seen(page)
+    responses: list[Response] = []
+    page.on("response", lambda response: responses.append(response))
+    await page.reload()
+    await page.get_by_role("link", name="지도").click()  # the main page's way to the map page
+    await expect(page).to_have_url(re.compile(r"/map"))
+
+    # The first view is the largest district and deal of the snapshot (강남구 매매): its data stays small.
+    listed, marked, _ = await drawn_map(page)
+    assert (
+        sorted(listed) == sorted(marked) == sorted(r["complex_id"] for r in csv_complexes("강남구", "sale"))
+    )
+    sizes = {urlparse(r.url).path: len(await r.body()) for r in responses if "/api/map/" in r.url}
+    assert set(sizes) == {"/api/map/complexes", "/api/map/dongs"}
+    assert sum(sizes.values()) < 450_000, sizes  # bytes on the wire, uncompressed
+
+    await page.locator("#gu").select_option("송파구")
+    await page.locator("#deal label", has_text="전세").click()
+    listed, marked, medians = await drawn_map(page)
+    everything = csv_complexes("송파구", "jeonse")
+    assert sorted(listed) == sorted(marked) == sorted(r["complex_id"] for r in everything)
+    assert medians == csv_medians("송파구", "jeonse")
+    await expect(page.locator("#count")).to_have_text(str(len(everything)))
+
+    # Each filter narrows the list, the markers and the 동 medians alike, as the CSV says it should.
+    steps = [
+        ("#households_min", "500", at_least("household_count", 500)),
+        ("#walk_max", "10", at_most("subway_walk_min", 10)),
+        ("#built_from", "2000", lambda r: bool(r["completion_ym"]) and int(r["completion_ym"][:4]) >= 2000),
+    ]
+    rules: list[Callable[[Row], bool]] = []
+    counts = [len(everything)]
+    for selector, value, rule in steps:
+        rules.append(rule)
+        keep = all_of(tuple(rules))
+        await page.locator(selector).select_option(value)
+        listed, marked, medians = await drawn_map(page)
+        kept = sorted(r["complex_id"] for r in csv_complexes("송파구", "jeonse", keep))
+        assert sorted(listed) == sorted(marked) == kept, selector
+        assert medians == csv_medians("송파구", "jeonse", keep), selector
+        counts.append(len(kept))
+    assert counts == sorted(counts, reverse=True) and 0 < counts[-1] < counts[0], counts
+
+    # A price bound in 억: 전세 up to 8억 keeps the complexes whose range starts at or below it.
+    await page.locator("#price_max").fill("8")
+    listed, marked, _ = await drawn_map(page)
+    cheap = sorted(
+        r["complex_id"]
+        for r in csv_complexes(
+            "송파구", "jeonse", lambda r: keep(r) and int(r["jeonse_min_manwon"]) <= 80_000
+        )
+    )
+    assert sorted(listed) == sorted(marked) == cheap
+    await page.locator("#price_max").fill("")
+
+    # The filters live in the address: a reload shows the same map.
+    listed_before, _, _ = await drawn_map(page)
+    await page.reload()
+    listed, marked, _ = await drawn_map(page)
+    assert sorted(listed) == sorted(marked) == sorted(listed_before)
+
+    first = page.locator("#complex-list .complex-item").first
+    name = await first.get_attribute("data-name")
+    await first.locator("button").click()
+    card = page.locator("#map-side .complex-card")
+    await expect(card.locator("h5")).to_contain_text(name)
+    await expect(
+        page.locator(f"#map-side .marker.picked[data-id='{await first.get_attribute('data-id')}']")
+    ).to_have_count(1)
+    await screenshot(page, "22-map-page", whole=False)
+    await page.locator("#map-side").screenshot(path=SCREENSHOTS / "22-map-page-map.png")
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.screenshot(path=SCREENSHOTS / "23-map-page-phone.png", full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 860})
+
+    # One click asks about the complex in the main page's conversation.
+    await card.get_by_role("button", name=re.compile("시세와 위험도")).click()
+    question = f"송파구 {name} 전세 시세와 위험도"
+    await expect(page.locator(".bubble.user", has_text=question)).to_be_visible(timeout=QUICK)
+    assert "ask=" not in unquote(page.url)  # asked once: a reload does not ask again
+    answer = turn(page, question).locator(".answer")
+    await expect(answer).to_contain_text(name, timeout=QUICK)
+    await screenshot(page, "24-map-page-question-asked")
 
     assert seen and {urlparse(url).hostname for url in seen} == {"127.0.0.1"}

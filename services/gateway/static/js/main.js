@@ -251,4 +251,14 @@ function wire() {
 wire();
 startTicker(document.body);
 const saved = sessions.findSession(sessions.currentSessionId()) ?? sessions.allSessions()[0] ?? null;
-open(saved);
+// `/?ask=...` (the map page's "ask about this complex"): asked once in the open conversation, then
+// dropped from the address so a reload does not ask it again.
+const asked = new URLSearchParams(location.search).get("ask")?.trim().slice(0, 2000);
+if (asked) window.history.replaceState(null, "", location.pathname); // (`history` here is this module's)
+open(saved)
+  .then(async () => {
+    if (!asked) return;
+    if (current && !connection) await open(null); // a session the server refused: ask in a new one
+    await ask(asked);
+  })
+  .catch(() => notify("질문을 보내지 못했어요. 잠시 후 다시 시도해 주세요."));
