@@ -13,7 +13,7 @@ from collections.abc import Callable
 from urllib.parse import unquote, urlparse
 
 import pytest
-from playwright.async_api import Page, Response, expect
+from playwright.async_api import Locator, Page, Response, expect
 
 from tests.e2e.conftest import SCREENSHOTS, screenshot
 from tests.e2e.test_page import QUICK, ask, turn
@@ -65,6 +65,15 @@ def hosts_seen(page: Page) -> list[str]:
     return seen
 
 
+async def show(section: Locator) -> None:
+    """Scroll the conversation (not the window) to a section's top, for a screenshot of it in the page."""
+    await section.evaluate(
+        """(s) => { const scroller = s.closest('.scroller');
+                   const offset = s.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+                   scroller.scrollTop += offset - 12; }"""
+    )
+
+
 async def test_a_market_answer_shows_its_complexes_inside_their_dongs(page: Page) -> None:
     seen = hosts_seen(page)
     await page.reload()  # the page's own loading counts too
@@ -113,10 +122,13 @@ async def test_a_market_answer_shows_its_complexes_inside_their_dongs(page: Page
     else:
         await markers.first.hover()
         await expect(the_map.locator(".complex-card dt", has_text="세대수")).to_be_visible()
-    await the_map.screenshot(path=SCREENSHOTS / "20-market-answer-map-detail.png")
+    await show(the_map)
+    await screenshot(page, "20-market-answer-map-detail", whole=False)
     await screenshot(page, "20-market-answer-map")
     await page.set_viewport_size({"width": 390, "height": 844})
     await screenshot(page, "21-market-answer-map-phone")
+    await show(the_map)
+    await screenshot(page, "21-market-answer-map-phone-detail", whole=False)
 
     assert seen and {urlparse(url).hostname for url in seen} == {"127.0.0.1"}
 
