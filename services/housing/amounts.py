@@ -29,6 +29,7 @@ from services.housing.money import (
     CHANGE_LINK,
     CHANGE_TO,
     CUT_BY,
+    DEMANDED,
     RAISE_BY,
     TO_RAISED,
     Money,
@@ -107,9 +108,11 @@ _UPPER = {
 _LOWER = {"이상": 0, "부터": 0, "넘는": 1, "넘게": 1, "넘은": 1, "넘어": 1, "초과": 1}
 # A lease figure changed with no amount of its own before it ("보증금에서 8천 빼주고"); 빼 takes it out.
 _LEASE_ROLES = ("deposit", "monthly_rent")
-# Turning part of it into rent takes it out too ("그중 1억 5천을 월세로 바꾸자"): it leaves the deposit.
+# Turning part of it into rent takes it out too ("그중 1억 5천을 월세로 바꾸자"): it leaves the deposit;
+# a 월세 lived in does not ("보증금 1억5천 월세로 살고").
 _TAKEN_OUT = re.compile(
-    r"^\s*(?:만\s*원|원)?\s*(?:을|를|만|씩|만큼)?\s*(?:빼|뺀|(?:월세|월차임|차임)\s*(?:으로|로)(?!\s*\d))"
+    r"^\s*(?:만\s*원|원)?\s*(?:을|를|만|씩|만큼)?\s*"
+    r"(?:빼|뺀|(?:월세|월차임|차임)\s*(?:으로|로)(?!\s*\d|\s*(?:살|사는|사요|지내|거주)))"
 )
 # A deposit turned into monthly rent (전월세 전환), in the law's word or in everyday ones: "월세로 돌리자",
 # "보증금에서 8천 빼고 그만큼 월세로", "보증금 3억으로 하고 나머지는 월세로".
@@ -224,7 +227,11 @@ def _role_after(after: str, said: Role | None) -> Role | None:
 
 def _change(text: str, money: Money, between: str) -> Change | None:
     after = text[money.end :]
-    if CHANGE_TO.match(after) and (CHANGE_LINK.match(between) or TO_RAISED.match(after)):
+    if (
+        CHANGE_TO.match(after)
+        and (CHANGE_LINK.match(between) or TO_RAISED.match(after))
+        or DEMANDED.match(after)
+    ):
         return "to"
     if RAISE_BY.match(after):
         return "by"

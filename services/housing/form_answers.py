@@ -65,7 +65,7 @@ SUBJECTS = (
     _subject(r"차임\s*지급일|월세\s*지급일", r"지급일|매월|매달", Kind.DAY),
     _subject(r"중도금\s*지급일", r"중도금", Kind.DATE),
     _subject(r"잔금\s*지급일", r"잔금", Kind.DATE),
-    _subject(r"계약일", r"계약일|계약하는\s*날", Kind.DATE),
+    _subject(r"계약일", r"계약일|계약하는\s*날|계약(?:은|는|을|를)", Kind.DATE),  # "계약은 모레 하고"
     _subject(r"임대인", r"임대인|집주인", Kind.NAME),
     _subject(r"임차인", r"임차인|세입자", Kind.NAME),
     _subject(r"매도인", r"매도인|파는\s*사람", Kind.NAME),

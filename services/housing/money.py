@@ -86,6 +86,10 @@ TO_RAISED = re.compile(
     rf"^\s*(?:만\s*원|원)?\s*(?:으로|로)\s*(?:더\s*)?(?:{RAISE_VERBS}|{CUT_VERBS}|낮춰|낮추)"
 )
 
+# The new figure demanded, with no raise word: "월세를 70 달라는데", "보증금 4억으로 하재요", "60 받겠대요".
+DEMAND_VERBS = "달라|달래|달란|받겠|내라|내래|하재|하자고"
+DEMANDED = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:으로|로)?\s*(?:해\s*)?(?:{DEMAND_VERBS})")
+
 
 @dataclass(frozen=True)
 class Money:
@@ -194,7 +198,11 @@ def _bare_continuations(text: str, found: list[Money]) -> list[Money]:
         if not before or not _free(found + changes, m.start(), m.end()):
             continue
         between, after = text[max(f.end for f in before) : m.start()], text[m.end() :]
-        is_target = (CHANGE_LINK.match(between) and CHANGE_TO.match(after)) or TO_RAISED.match(after)
+        is_target = (
+            (CHANGE_LINK.match(between) and CHANGE_TO.match(after))
+            or TO_RAISED.match(after)
+            or DEMANDED.match(after)
+        )
         goes_on = is_target or _RANGE_LINK.match(between) or RAISE_BY.match(after) or CUT_BY.match(after)
         if goes_on and not re.search(r"[,.?!\n]", between):
             changes += [money] if (money := _bare_manwon(m)) else []

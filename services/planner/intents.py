@@ -28,6 +28,7 @@ from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.constraints import stated_with_figures
 from services.housing.contract_text import looks_like_contract
 from services.housing.entities import extract_entities
+from services.housing.money import DEMAND_VERBS
 from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
@@ -122,6 +123,13 @@ SIGNALS = _signals(
         r"가능한가|가능한지|되나요|될까요|어떻게\s*(?:하|해)|언제까지|만료|만기",
     ),
     (Topic.RENT_CHANGE, I.LEGAL_CONSULT, 3, r"인상|증액|올[려리린릴]|(?<!확)인하|감액|깎|전환\s*율|전환율"),
+    # A new figure asked for the rent or deposit: "월세를 70 달라는데", "보증금 4억으로 하재요".
+    (
+        Topic.RENT_CHANGE,
+        I.LEGAL_CONSULT,
+        3,
+        rf"(?:\d|[억천만원])\s*(?:으로|로)?\s*(?:해\s*)?(?:{DEMAND_VERBS})",
+    ),
     (
         Topic.RENT_CHANGE,
         I.LEGAL_CONSULT,
@@ -150,7 +158,7 @@ SIGNALS = _signals(
     ),
     (Topic.LOAN, I.LOAN_CONSULT, 3, r"대환|융자|모기지|loan|mortgage"),
     # A loan application asked for ("대출 신청 준비 체크리스트") is the loan's, legal as a checklist sounds.
-    (Topic.LOAN, I.LOAN_CONSULT, 2, r"대출\s*신청"),
+    (Topic.LOAN, I.LOAN_CONSULT, 2, r"대출\s*신청|(?:대출|주담대).{0,12}체크\s*리스트"),
     (Topic.LOAN, I.LOAN_CONSULT, 2, r"한도|신용|소득|연봉"),
     (Topic.POLICY, I.LOAN_CONSULT, 2, r"청년|신혼|생애\s*최초|특례|정책|지원\s*(?:제도|사업|금)|청약"),
     (Topic.POLICY, I.LOAN_CONSULT, 2, r"행복주택|공공\s*임대|임대\s*주택|주거\s*급여|(?:월세|전세)\s*지원"),

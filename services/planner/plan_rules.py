@@ -17,7 +17,7 @@ from datetime import date
 from contracts.entities import DealType, PropertyType, QueryEntities
 from contracts.steps import StepInputs, inputs_for_plan, plan_inputs
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
-from services.housing.amounts import CONVERSION
+from services.housing.amounts import CONVERSION, read_amounts
 from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.coverage import listings_serve
 from services.housing.entities import asked_bounds_text, extract_entities
@@ -165,7 +165,8 @@ _SALE_CONTRACT = re.compile(r"매매|매도인|매수인|분양권")
 _LEASE_CONTRACT = re.compile(r"임대차|전세|월세|임대인|임차인|집주인|세입자")
 # 대출 신청 준비: the papers and figures a loan application needs.
 _LOAN_APPLICATION = re.compile(
-    r"대출\s*(?:신청|서류|준비물)|대출.{0,12}(?:필요한\s*(?:서류|것)|뭐가\s*필요|무엇이\s*필요|준비)"
+    r"대출\s*(?:신청|서류|준비물)|대출.{0,12}(?:필요한\s*(?:서류|것)|뭐가\s*필요|무엇이\s*필요|준비|체크\s*리스트)"
+    r"|주담대.{0,12}체크\s*리스트"
 )
 _LOAN_APPLICATION_STEPS = (
     "search-loan",
@@ -279,7 +280,9 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids += _clause_steps(clause, intent, entities)
     hits = find_hits(text)
     # A change of rent said across clauses ("보증금에서 8천 빼주고 그만큼 월세로 …"): its figure is asked too.
-    changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in hits)
+    changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in hits) or any(
+        a.change == "to" and a.role in ("deposit", "monthly_rent") for a in read_amounts(text)
+    )
     if changes_rent and (_has_figures(entities) or _ASKS_FOR_CHECK.search(text)):
         ids.append("check-rent-increase")
     if _needs_loan_figures(hits, text, entities):

@@ -147,6 +147,11 @@ def test_the_document_reads_the_answers_as_it_reads_the_form() -> None:
             "계약일은 오늘이고 잔금은 다음 달 말일에 줘요",
             {"contract_date": "2026-11-28", "balance_date": "2026-12-31"},
         ),
+        (  # 계약 named without 일, a span counted in native words
+            [CONTRACT_DATE, BALANCE_DATE],
+            "계약은 모레 하고 잔금은 석 달 뒤에 치를게요",
+            {"contract_date": "2026-11-30", "balance_date": "2027-02-28"},
+        ),
     ],
 )
 def test_dates_said_relatively_are_answered_as_the_days_they_mean(questions, message, answers) -> None:

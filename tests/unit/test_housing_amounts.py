@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.housing.amounts import Bounds, given_figures, parse_percent, price_bounds, read_amounts
 from services.housing.entities import asked_bounds_text, extract_entities
@@ -189,3 +191,36 @@ def test_the_ends_of_a_range_are_no_figures_given() -> None:
 )
 def test_the_ranges_asked_are_written_with_their_names(text: str, words: str) -> None:
     assert asked_bounds_text(extract_entities(text)) == words
+
+
+# How a landlord's demand is reported without a raise word: the new figure, not the one that stands.
+DEMANDS = st.sampled_from(["달라는데", "달래요", "달란다", "으로 해 달래요", "로 하재요", "받겠대요"])
+
+
+@given(
+    st.sampled_from([("월세", "monthly_rent"), ("보증금", "deposit")]),
+    st.integers(10, 900),
+    st.integers(1, 90),
+    DEMANDS,
+)
+def test_a_figure_demanded_is_the_figure_asked_for_not_the_one_that_stands(
+    kind: tuple[str, str], current: int, raise_by: int, demand: str
+) -> None:
+    word, role = kind
+    asked = current + raise_by
+    ending = demand if demand[0] in "으로" else f" {demand}"
+    alone = given_figures(read_amounts(f"집주인이 {word}를 {asked}{ending} 가능한가요?"))
+    assert (getattr(alone, f"requested_{role}"), getattr(alone, role)) == (asked, None)
+    both = given_figures(read_amounts(f"지금 {word} {current}인데 {asked}{ending}"))
+    assert (getattr(both, f"requested_{role}"), getattr(both, role)) == (asked, current)
+
+
+@given(
+    st.integers(1, 30), st.integers(0, 9), st.sampled_from(["살고 있는데", "사는데", "사요", "거주 중이에요"])
+)
+def test_the_deposit_of_a_monthly_lease_lived_in_is_a_figure_not_a_cut(
+    eok: int, cheon: int, living: str
+) -> None:
+    written = f"{eok}억{cheon}천" if cheon else f"{eok}억"
+    figures = given_figures(read_amounts(f"서울 빌라에 보증금 {written} 월세로 {living}"))
+    assert figures.deposit == eok * 10000 + cheon * 1000

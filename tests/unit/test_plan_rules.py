@@ -137,6 +137,27 @@ def test_asking_the_cap_of_a_raise_plans_its_calculation(query: str) -> None:
     assert ids(plan_by_rules(query)) == ["search-legal", "check-rent-increase"]
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "주인이 월세를 70 달라는데 법적으로 가능한가요?",
+        "집주인이 보증금 4억으로 하재요",
+        "월세 60인데 70 받겠대요",
+    ],
+)
+def test_a_figure_the_landlord_demands_is_a_raise_to_check(query: str) -> None:
+    """No raise word, yet a new rent or deposit asked for: the cap is computed against the one that stands."""
+    assert "check-rent-increase" in ids(plan_by_rules(query))
+
+
+@pytest.mark.parametrize(
+    "query", ["전세자금대출 체크리스트 작성해줘. 연봉 3천, 무주택", "주담대 받을 때 체크리스트 만들어 주세요"]
+)
+def test_a_loan_checklist_is_the_loan_application(query: str) -> None:
+    plan = plan_by_rules(query)
+    assert plan.intent.type is I.LOAN_CONSULT and "prepare-loan-checklist" in ids(plan)
+
+
 def test_independent_searches_run_in_parallel() -> None:
     plan = plan_by_rules("서초동 전세 시세 알려주고 법적 주의사항도 알려줘")
     assert set(ids(plan)) == {"search-market", "search-legal"}

@@ -19,7 +19,20 @@ DAYS = st.dates(min_value=date(2000, 1, 1), max_value=date(2090, 12, 31))
 WEEKDAYS = "월화수목금토일"
 # What people write around a date in a contract sentence; none of it changes the day.
 SAID = st.sampled_from(["{}", "계약금은 {} 주고", "잔금은 {}에 줘요", "입주는 {}부터요", "{}까지 보내주세요"])
-NATIVE = {1: "한", 2: "두", 3: "세", 4: "네", 5: "다섯", 6: "여섯"}
+# The native numbers before 달, each way people say them ("석 달", "넉 달" as much as "세 달", "네 달").
+NATIVE = {1: ["한"], 2: ["두"], 3: ["세", "석"], 4: ["네", "넉"], 5: ["다섯"], 6: ["여섯"]}
+# Spans of days named by a word of their own.
+NAMED_DAYS = {
+    "하루": 1,
+    "이틀": 2,
+    "사흘": 3,
+    "나흘": 4,
+    "닷새": 5,
+    "엿새": 6,
+    "이레": 7,
+    "열흘": 10,
+    "보름": 15,
+}
 
 
 def last_of_month(year: int, month: int) -> date:
@@ -53,11 +66,19 @@ def test_weeks_after_today(today: date, weeks: int, said: str) -> None:
     assert read(f"{weeks}주 후", today, said) == today + timedelta(weeks=weeks)
 
 
-@given(DAYS, st.integers(1, 6), st.booleans(), SAID)
-def test_months_after_today_keep_the_day_or_the_months_last(
-    today: date, months: int, native: bool, said: str
+@given(DAYS, st.sampled_from(sorted(NAMED_DAYS.items())), st.sampled_from(["뒤", "후"]), SAID)
+def test_days_named_by_their_word_after_today(
+    today: date, span: tuple[str, int], after: str, said: str
 ) -> None:
-    phrase = f"{NATIVE[months]} 달 뒤" if native else f"{months}개월 후"
+    assert read(f"{span[0]} {after}", today, said) == today + timedelta(days=span[1])
+
+
+@given(DAYS, st.integers(1, 6), st.booleans(), st.integers(0, 1), SAID)
+def test_months_after_today_keep_the_day_or_the_months_last(
+    today: date, months: int, native: bool, way: int, said: str
+) -> None:
+    words = NATIVE[months]
+    phrase = f"{words[way % len(words)]} 달 뒤" if native else f"{months}개월 후"
     assert read(phrase, today, said) == months_on(today, months)
 
 
