@@ -372,7 +372,8 @@ def _reads_market(step_id: str, entities: QueryEntities) -> bool:
 
 
 def _placed(entities: QueryEntities) -> bool:
-    return bool(entities.gu or entities.dong or entities.stations)
+    """A place or a complex named: a property to judge, not only a rule to cite."""
+    return bool(entities.gu or entities.dong or entities.stations or entities.complexes)
 
 
 def _has_figures(entities: QueryEntities) -> bool:

@@ -350,3 +350,10 @@ def test_a_risk_asked_in_general_is_answered_by_the_law_not_a_market_dump(query:
     assert [s.step_id for s in plan_by_rules(query).steps] == ["search-legal"]
     placed = plan_by_rules("송파구 전세 위험도 분석해줘")
     assert [s.step_id for s in placed.steps] == ["search-market", "analyze-risk"]
+
+
+@pytest.mark.parametrize("query", ["송파한화오벨리스크 전세 시세와 위험도", "헬리오시티 전세 사기 위험 있어요?"])
+def test_the_risk_of_a_named_complex_is_judged_from_its_market(query: str) -> None:
+    """A complex named is a property to judge, as a place named is, not only a rule to cite."""
+    plan = plan_by_rules(query)
+    assert step(plan, "analyze-risk").depends_on == ["search-market"]
