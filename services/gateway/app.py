@@ -16,6 +16,7 @@ import psycopg
 import uvicorn
 from fastapi import FastAPI, WebSocket
 from psycopg_pool import AsyncConnectionPool
+from starlette.middleware.gzip import GZipMiddleware
 
 from services.gateway.api import router, store_unreachable
 from services.gateway.bodies import BoundedBodies
@@ -89,6 +90,9 @@ def create_app(
 
     app = FastAPI(title="Jipsa gateway", lifespan=lifespan)
     app.add_middleware(BoundedBodies, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s)
+    # A district's map data is some 400 kB of JSON and GeoJSON, a fifth of it compressed; small replies
+    # and the socket are left as they are.
+    app.add_middleware(GZipMiddleware, minimum_size=4096)
     app.add_exception_handler(psycopg.OperationalError, store_unreachable)
     app.include_router(router)
     app.include_router(documents_router)

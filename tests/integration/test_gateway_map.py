@@ -88,3 +88,15 @@ async def test_what_the_map_cannot_answer_is_refused_plainly(gateway: Gateway) -
         unknown_deal = await http.get("/api/map/complexes", params={"deal": "lease"})
     assert (unknown_gu.status_code, no_gu.status_code, unknown_deal.status_code) == (404, 404, 422)
     assert "송파구" in unknown_gu.json()["detail"]
+
+
+async def test_a_districts_map_data_travels_compressed(gateway: Gateway) -> None:
+    """The largest district's complexes and its 동 shapes, as a browser asks for them (gzip accepted)."""
+    async with httpx.AsyncClient(base_url=gateway.http_url) as http:
+        points = await http.get("/api/map/complexes", params={"gu": "강남구", "deal": "sale"})
+        shapes = await http.get("/api/map/dongs", params={"gu": "강남구", "deal": "sale"})
+    for reply in (points, shapes):
+        assert reply.status_code == 200 and reply.headers["content-encoding"] == "gzip"
+        assert reply.json()  # httpx decodes it: the same JSON
+    sent = sum(int(r.headers["content-length"]) for r in (points, shapes))
+    assert sent < sum(len(r.content) for r in (points, shapes)) / 3
