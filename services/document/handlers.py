@@ -10,7 +10,6 @@ redelivered or retried step is harmless.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from psycopg_pool import AsyncConnectionPool
@@ -21,10 +20,8 @@ from services.document.drafts import Draft
 from services.document.lease import draft_lease
 from services.document.loan_checklist import draft_loan_checklist
 from services.document.sale import draft_sale
+from services.housing.vocabulary import speaks_only_of_a_sale
 from services.platform.team import StepOutput, StepWork, TeamWork
-
-SALE_WORDS = re.compile(r"매매\s*계약|매도인|매수인")
-LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차")
 
 
 def document_work(pool: AsyncConnectionPool, statutes: Mapping[str, Citation]) -> TeamWork:
@@ -45,10 +42,6 @@ def draft_document(step: StepWork, statutes: Mapping[str, Citation]) -> Draft:
     lease."""
     if StepFocus.LOAN_APPLICATION.value in step.focus:
         return draft_loan_checklist(step)
-    if StepFocus.SALES_CONTRACT.value in step.focus or _speaks_only_of_a_sale(step.query):
+    if StepFocus.SALES_CONTRACT.value in step.focus or speaks_only_of_a_sale(step.query):
         return draft_sale(step, statutes)
     return draft_lease(step, statutes)
-
-
-def _speaks_only_of_a_sale(query: str) -> bool:
-    return bool(SALE_WORDS.search(query)) and not LEASE_WORDS.search(query)

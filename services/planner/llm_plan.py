@@ -17,14 +17,8 @@ from services.housing.entities import extract_entities
 from services.housing.text import normalize
 from services.planner import followup
 from services.planner.followup import PriorTurn
-from services.planner.plan_rules import (
-    GUIDANCE_INTENTS,
-    Plan,
-    assemble,
-    find_cycle,
-    make_step,
-    validate_steps,
-)
+from services.planner.plan_rules import Plan, assemble
+from services.planner.steps import GUIDANCE_INTENTS, find_cycle, make_step, validate_steps
 
 STEP_ID_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from contracts.values import IntentType
-from services.planner.plan_rules import plan_by_rules, validate_steps
+from services.planner.plan_rules import plan_by_rules
+from services.planner.steps import validate_steps
 
 pytestmark = pytest.mark.unit
 

@@ -5,14 +5,8 @@ from __future__ import annotations
 import pytest
 
 from contracts.values import IntentType, PlanStep, Team
-from services.planner.plan_rules import (
-    TEAM_SECONDS,
-    Plan,
-    estimated_seconds,
-    plan_by_rules,
-    strategy_of,
-    validate_steps,
-)
+from services.planner.plan_rules import Plan, plan_by_rules
+from services.planner.steps import TEAM_SECONDS, estimated_seconds, strategy_of, validate_steps
 
 pytestmark = pytest.mark.unit
 I = IntentType  # noqa: E741
@@ -352,7 +346,9 @@ def test_a_risk_asked_in_general_is_answered_by_the_law_not_a_market_dump(query:
     assert [s.step_id for s in placed.steps] == ["search-market", "analyze-risk"]
 
 
-@pytest.mark.parametrize("query", ["송파한화오벨리스크 전세 시세와 위험도", "헬리오시티 전세 사기 위험 있어요?"])
+@pytest.mark.parametrize(
+    "query", ["송파한화오벨리스크 전세 시세와 위험도", "헬리오시티 전세 사기 위험 있어요?"]
+)
 def test_the_risk_of_a_named_complex_is_judged_from_its_market(query: str) -> None:
     """A complex named is a property to judge, as a place named is, not only a rule to cite."""
     plan = plan_by_rules(query)
