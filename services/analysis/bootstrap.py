@@ -7,10 +7,10 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.values import Team
 from services.analysis.handlers import analysis_work
-from services.analysis.policies import PolicyBook
-from services.analysis.rulebook import CORPUS, RuleBook
-from services.analysis.statutes import StatuteBook
-from services.analysis.tools import Library
+from services.analysis.rules.library import Library
+from services.analysis.rules.policies import PolicyBook
+from services.analysis.rules.rulebook import CORPUS, RuleBook
+from services.analysis.rules.statutes import StatuteBook
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.service import Wiring, run_service
 from services.platform.settings import InfraSettings

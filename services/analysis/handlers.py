@@ -1,5 +1,5 @@
 """The analysis team's step handler: StepStarted{team: analysis} in, the tools' combined result out, through
-the team-of-tools loop (services/platform/team_of_tools.py) over the analysis tools (tools.py).
+the team-of-tools loop (services/platform/team_of_tools.py) over the registry of analysis tools (tools.py).
 
 Tools are pure and independent, so they run concurrently, each in a worker thread: a contract review
 or a large comparable set must not hold the event loop. A tool that raises is isolated in
@@ -14,9 +14,9 @@ import asyncio
 from contracts.results import StepResult
 from contracts.telemetry import LlmCallRecorded
 from services.analysis.case import Case, stated_facts, with_stated
-from services.analysis.contract_review import contract_text
-from services.analysis.judgement import contract_judgement
-from services.analysis.tools import ANALYSIS_TEAM, RUNS, Library
+from services.analysis.lease_contract.judgement import with_judgement
+from services.analysis.rules.library import Library
+from services.analysis.tools import ANALYSIS_TEAM, run_tool
 from services.platform.llm import LlmClient
 from services.platform.team import StepOutput, StepWork, TeamWork
 from services.platform.team_of_tools import ToolWork, answer_with_tools
@@ -40,28 +40,11 @@ async def analyse(step: StepWork, library: Library, llm: LlmClient | None = None
     )
 
     async def run(name: str, _: StepWork) -> StepResult:
-        return await asyncio.to_thread(RUNS[name], case, library)
+        return await asyncio.to_thread(run_tool, name, case, library)
 
     async def judge(
         _: StepWork, merged: StepResult, results: dict[str, StepResult]
     ) -> tuple[StepResult, list[LlmCallRecorded]]:
-        return await _with_judgement(merged, results, case, step.run_id, llm)
+        return await with_judgement(merged, results, case, step.run_id, llm)
 
     return await answer_with_tools(ANALYSIS_TEAM, step, ToolWork(run=run, llm=llm, judge=judge))
-
-
-async def _with_judgement(
-    result: StepResult, results: dict[str, StepResult], case: Case, run_id: str, llm: LlmClient | None
-) -> tuple[StepResult, list[LlmCallRecorded]]:
-    """The rules' result with the risks the model adds to a pasted contract's review (judgement.py).
-
-    Insights drawn from the analyses as a whole are not asked for here: the supervisor's one
-    `response_synthesis` call writes them from the steps' results, in the call it makes anyway."""
-    review, contract = results.get("contract_review"), contract_text(case)
-    if not review or not contract:
-        return result, []
-    risks, calls = await contract_judgement(llm, contract, review, run_id)
-    if not risks:
-        return result, calls
-    findings = list(dict.fromkeys([*result.findings, *risks]))
-    return result.model_copy(update={"findings": findings}), calls

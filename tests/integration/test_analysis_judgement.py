@@ -10,7 +10,7 @@ from contracts.steps import plan_inputs
 from contracts.values import Citation, Team
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analyse
-from services.analysis.judgement import contract_judgement
+from services.analysis.lease_contract.judgement import contract_judgement
 from services.planner.plan_rules import plan_by_rules
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.team import StepWork

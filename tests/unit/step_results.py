@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.analysis.rulebook import RuleBook
+from services.analysis.rules.rulebook import RuleBook
 
 RULES = RuleBook.load()
 

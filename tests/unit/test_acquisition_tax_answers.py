@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.analysis.acquisition_tax import acquisition_tax_answer
 from services.analysis.case import Case
+from services.analysis.deal.acquisition_tax import acquisition_tax_answer
 from services.housing.entities import extract_entities
 from services.planner.plan_rules import plan_by_rules
 from tests.unit.step_results import RULES, figure

@@ -7,11 +7,11 @@ import pytest
 from contracts.entities import QueryEntities
 from contracts.results import ListingRow, StepResult
 from services.analysis.case import Case
-from services.analysis.jeonse_risk import jeonse_risk
-from services.analysis.market import market_analysis, percentile_of
-from services.analysis.rent_increase import rent_increase
-from services.analysis.rulebook import CORPUS
-from services.analysis.statutes import StatuteBook
+from services.analysis.deal.market import market_analysis, percentile_of
+from services.analysis.lease.jeonse_risk import jeonse_risk
+from services.analysis.lease.rent_increase import rent_increase
+from services.analysis.rules.rulebook import CORPUS
+from services.analysis.rules.statutes import StatuteBook
 from services.housing.entities import extract_entities
 from tests.unit.step_results import RULES, figure
 

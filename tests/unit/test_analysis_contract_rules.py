@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from services.analysis.case import Case
-from services.analysis.contract_review import contract_review
-from services.analysis.contract_rules import review_contract
-from services.analysis.rulebook import CORPUS
-from services.analysis.statutes import StatuteBook
+from services.analysis.lease_contract.checks import review_contract
+from services.analysis.lease_contract.review import contract_review
+from services.analysis.rules.rulebook import CORPUS
+from services.analysis.rules.statutes import StatuteBook
 
 pytestmark = pytest.mark.unit
 

@@ -8,11 +8,11 @@ import pytest
 from contracts.entities import QueryEntities
 from contracts.results import StepResult
 from services.analysis.case import Case
-from services.analysis.jeonse_risk import jeonse_risk
-from services.analysis.priority_repayment import priority_repayment
-from services.analysis.rent_increase import rent_increase
-from services.analysis.rulebook import CORPUS
-from services.analysis.statutes import StatuteBook
+from services.analysis.lease.jeonse_risk import jeonse_risk
+from services.analysis.lease.priority_repayment import priority_repayment
+from services.analysis.lease.rent_increase import rent_increase
+from services.analysis.rules.rulebook import CORPUS
+from services.analysis.rules.statutes import StatuteBook
 from tests.unit.step_results import RULES, cited, figure, lease_with_base_rate
 
 pytestmark = pytest.mark.unit

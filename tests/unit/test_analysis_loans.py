@@ -11,11 +11,11 @@ from contracts.entities import QueryEntities
 from contracts.steps import StepInputs
 from contracts.values import StepFocus as F
 from services.analysis.case import Case
-from services.analysis.loan_limit import Borrower, loan_limit
-from services.analysis.loan_simulation import loan_simulation
+from services.analysis.loans.loan_limit import Borrower, loan_limit
+from services.analysis.loans.loan_simulation import loan_simulation
+from services.analysis.loans.repayment import level_payment, schedule, yearly
 from services.analysis.profile import read_profile
-from services.analysis.repayment import level_payment, schedule, yearly
-from services.analysis.rulebook import REPO_ROOT, RuleBook
+from services.analysis.rules.rulebook import REPO_ROOT, RuleBook
 from services.analysis.tools import ANALYSIS_TEAM
 from services.platform.team import StepWork
 from services.platform.team_of_tools import choose_by_rules

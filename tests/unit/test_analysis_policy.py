@@ -7,9 +7,10 @@ import pytest
 
 from contracts.entities import QueryEntities
 from services.analysis.case import Case
-from services.analysis.policies import PolicyBook, match
-from services.analysis.policy_matching import policy_matching
+from services.analysis.policy.eligibility import match
+from services.analysis.policy.matching import policy_matching
 from services.analysis.profile import Profile, read_profile
+from services.analysis.rules.policies import PolicyBook
 
 pytestmark = pytest.mark.unit
 BOOK = PolicyBook.load()

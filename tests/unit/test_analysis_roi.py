@@ -9,12 +9,12 @@ from datetime import date
 import pytest
 
 from contracts.entities import QueryEntities
-from services.analysis.acquisition_tax import acquisition_tax, standard_rate
 from services.analysis.case import Case
-from services.analysis.returns import equity_multiple, irr
-from services.analysis.roi import Purchase, scenario, scenario_irr
-from services.analysis.roi_analysis import roi_analysis
-from services.analysis.rulebook import RULES_DIR, RuleBook
+from services.analysis.deal.acquisition_tax import acquisition_tax, standard_rate
+from services.analysis.returns.measures import equity_multiple, irr
+from services.analysis.returns.roi_analysis import roi_analysis
+from services.analysis.returns.scenarios import Purchase, scenario, scenario_irr
+from services.analysis.rules.rulebook import RULES_DIR, RuleBook
 
 pytestmark = pytest.mark.unit
 RULES = RuleBook.load()

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from services.analysis.rulebook import CORPUS, RULES_DIR, RuleBook
-from services.analysis.statutes import StatuteBook
+from services.analysis.rules.rulebook import CORPUS, RULES_DIR, RuleBook
+from services.analysis.rules.statutes import StatuteBook
 from services.document import loan_applicant, sale_rules
 from services.housing.money import amounts_manwon
 

@@ -9,7 +9,7 @@ import pytest
 from contracts.steps import StepInputs
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analyse
-from services.analysis.tools import ANALYSIS_TEAM
+from services.analysis.tools import ANALYSIS_TEAM, BY_NAME, TOOLS, _by_name
 from services.platform.team import StepFailure, StepWork
 from services.platform.team_of_tools import BY_FOCUS, BY_WORDS, choose_by_rules
 
@@ -20,6 +20,15 @@ LIBRARY = load_library()
 def step(query: str, focus: list[str] | None = None, **inputs) -> StepWork:
     inputs = StepInputs.model_validate({"query": query, "focus": focus or [], **inputs})
     return StepWork("run-1", "a1", "분석", inputs, {}, 1)
+
+
+def test_each_tool_is_registered_once_with_what_it_runs() -> None:
+    """One registry: the team chooses from the tools the handler runs, each under one name."""
+    names = [tool.name for tool in TOOLS]
+    assert ANALYSIS_TEAM.tools == TOOLS and list(BY_NAME) == names
+    assert all(callable(tool.run) for tool in TOOLS)
+    with pytest.raises(ValueError, match="share a name"):
+        _by_name((TOOLS[0], TOOLS[0]))
 
 
 def test_focus_decides_before_keywords() -> None:

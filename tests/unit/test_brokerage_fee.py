@@ -12,16 +12,16 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from contracts.entities import QueryEntities
-from services.analysis.brokerage_fee import (
+from services.analysis.case import Case
+from services.analysis.deal.brokerage_fee import (
     FeeCeiling,
-    HousingRates,
     applicable_rate,
     brokerage_fee,
     lease_transaction_amount,
 )
-from services.analysis.case import Case
-from services.analysis.rulebook import CORPUS
-from services.analysis.statutes import StatuteBook
+from services.analysis.rules.brokerage import HousingRates
+from services.analysis.rules.rulebook import CORPUS
+from services.analysis.rules.statutes import StatuteBook
 from tests.unit.step_results import RULES, cited, figure
 
 pytestmark = pytest.mark.unit

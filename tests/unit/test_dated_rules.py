@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from services.analysis.case import Case
-from services.analysis.policies import PolicyBook
+from services.analysis.rules.policies import PolicyBook
 from services.housing.dated_rules import DatedRule, has_ended, holds_on, in_force
 from services.search.loans import default_book
 

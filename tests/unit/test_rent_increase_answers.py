@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from services.analysis.case import Case
-from services.analysis.rent_increase import rent_increase
-from services.analysis.rulebook import CORPUS
-from services.analysis.statutes import StatuteBook
+from services.analysis.lease.rent_increase import rent_increase
+from services.analysis.rules.rulebook import CORPUS
+from services.analysis.rules.statutes import StatuteBook
 from services.housing.entities import extract_entities
 from tests.unit.step_results import RULES, cited, figure, lease_with_base_rate
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from contracts.results import Question, StepResult
 from services.analysis.case import Case
-from services.analysis.policies import Match, PolicyBook, ended_named, match
+from services.analysis.policy.eligibility import Match, match
 from services.analysis.profile import read_profile
+from services.analysis.rules.policies import PolicyBook, ended_named
 from services.housing.dated_rules import in_force
 
 QUESTIONS = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.analysis.repayment import Method, schedule
-from services.analysis.returns import irr
+from services.analysis.loans.repayment import Method, schedule
+from services.analysis.returns.measures import irr
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.results import StepResult
 from contracts.telemetry import LlmCallRecorded
+from services.analysis.case import Case
+from services.analysis.lease_contract.review import contract_text
 from services.platform.llm import LlmClient
 
 
@@ -57,3 +59,20 @@ async def contract_judgement(
     ]
     found += [f"AI 검토: 빠진 조항 - {name}" for name in result.value.missing_clauses]
     return found, [result.record]
+
+
+async def with_judgement(
+    result: StepResult, results: dict[str, StepResult], case: Case, run_id: str, llm: LlmClient | None
+) -> tuple[StepResult, list[LlmCallRecorded]]:
+    """The analysis step's result with the risks the model adds to a pasted contract's review.
+
+    Insights drawn from the analyses as a whole are not asked for here: the supervisor's one
+    `response_synthesis` call writes them from the steps' results, in the call it makes anyway."""
+    review, contract = results.get("contract_review"), contract_text(case)
+    if not review or not contract:
+        return result, []
+    risks, calls = await contract_judgement(llm, contract, review, run_id)
+    if not risks:
+        return result, calls
+    findings = list(dict.fromkeys([*result.findings, *risks]))
+    return result.model_copy(update={"findings": findings}), calls

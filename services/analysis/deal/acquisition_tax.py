@@ -10,9 +10,9 @@ from datetime import date
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.profile import Profile, read_profile
-from services.analysis.regions import find_region
-from services.analysis.rulebook import RuleBook
-from services.analysis.tax_rules import TaxRules
+from services.analysis.rules.regions import find_region
+from services.analysis.rules.rulebook import RuleBook
+from services.analysis.rules.tax import TaxRules
 from services.housing.money import format_manwon as won_text
 
 

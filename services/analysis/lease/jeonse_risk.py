@@ -8,8 +8,8 @@ import statistics
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
-from services.analysis.rulebook import JeonseRiskRules
-from services.analysis.statutes import StatuteBook
+from services.analysis.rules.jeonse_risk import JeonseRiskRules
+from services.analysis.rules.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
 
 _DEBT_WORDS = re.compile(r"근저당|선순위|채권최고액|대출|융자|빚")

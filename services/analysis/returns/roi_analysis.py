@@ -6,14 +6,14 @@ figure it affects, and the person is asked for it."""
 from __future__ import annotations
 
 from contracts.results import Figure, Question, StepResult
-from services.analysis.acquisition_tax import AcquisitionTax, purchase_tax, rural_tax_note
 from services.analysis.case import Case
-from services.analysis.loan_simulation import rate_of
+from services.analysis.deal.acquisition_tax import AcquisitionTax, purchase_tax, rural_tax_note
+from services.analysis.loans.loan_simulation import rate_of
+from services.analysis.loans.repayment import METHOD_NAMES
 from services.analysis.profile import Profile, read_profile
-from services.analysis.repayment import METHOD_NAMES
-from services.analysis.returns import equity_multiple
-from services.analysis.roi import Purchase, Scenario, scenario, scenario_irr
-from services.analysis.rulebook import RuleBook
+from services.analysis.returns.measures import equity_multiple
+from services.analysis.returns.scenarios import Purchase, Scenario, scenario, scenario_irr
+from services.analysis.rules.rulebook import RuleBook
 from services.housing.money import format_manwon as won_text
 
 GROWTH_SCENARIOS = (-0.02, 0.0, 0.02, 0.04)  # 연 집값 변동률: a fall, flat, and two rises

@@ -9,7 +9,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
-from services.analysis.lending_rules import Zone
+from services.analysis.rules.lending import Zone
 from services.housing.dated_rules import DatedRule, in_force
 
 

@@ -11,8 +11,8 @@ from datetime import date
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
-from services.analysis.rulebook import LeaseRules
-from services.analysis.statutes import StatuteBook
+from services.analysis.rules.lease import LeaseRules
+from services.analysis.rules.statutes import StatuteBook
 from services.housing.amounts import CONVERSION, PERCENT, Amount, given_figures, read_amounts
 from services.housing.elapsed import Elapsed, months_since_last, months_text
 from services.housing.money import RAISE_VERBS

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from services.analysis.lending_rules import BUYER_NAMES, ZONE_NAMES, Buyer, LendingRules, Programme, Zone
-from services.analysis.repayment import level_payment
+from services.analysis.loans.repayment import level_payment
+from services.analysis.rules.lending import BUYER_NAMES, ZONE_NAMES, Buyer, LendingRules, Programme, Zone
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ from typing import Any
 
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
-from services.analysis.lending_rules import BUYER_NAMES, ZONE_NAMES, LendingRules
-from services.analysis.loan_limit import Borrower, LoanLimit, buyer_of, loan_limit
+from services.analysis.loans.loan_limit import Borrower, LoanLimit, buyer_of, loan_limit
+from services.analysis.loans.repayment import METHOD_NAMES, schedule, yearly
 from services.analysis.profile import Profile, homes_for_lending, read_profile
-from services.analysis.regions import Region, RegionRules, find_region
-from services.analysis.repayment import METHOD_NAMES, schedule, yearly
+from services.analysis.rules.lending import BUYER_NAMES, ZONE_NAMES, LendingRules
+from services.analysis.rules.regions import Region, RegionRules, find_region
 from services.housing.money import format_manwon as won_text
 
 _DSR_STATED = re.compile(r"DSR\s*(\d+(?:\.\d+)?)\s*%", re.IGNORECASE)

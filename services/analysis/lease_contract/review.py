@@ -1,12 +1,12 @@
-"""The contract_review tool: `contract_rules.review_contract` findings as a step result with the articles
+"""The contract_review tool: `checks.review_contract` findings as a step result with the articles
 they conflict with quoted from the statute book."""
 
 from __future__ import annotations
 
 from contracts.results import Question, StepResult
 from services.analysis.case import Case
-from services.analysis.contract_rules import Finding, review_contract
-from services.analysis.statutes import StatuteBook
+from services.analysis.lease_contract.checks import Finding, review_contract
+from services.analysis.rules.statutes import StatuteBook
 from services.housing.contract_text import looks_like_contract
 
 SEVERITY_NAMES = {"high": "심각", "medium": "주의", "low": "참고"}
