@@ -23,6 +23,9 @@ acknowledgement carries a sequence at or below the one we recorded, or, when we
 look (while idle, and once a second while busy), the stream was created after
 the one we recorded or its last sequence is below ours. The store is then
 re-fed from position 0, so nothing in NATS is ever the only copy.
+
+The relay's first look at the stream also brings it to the settings (streams.reconcile_stream): a
+stream created with one replica gets JIPSA_STREAM_REPLICAS once the servers are a cluster.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from services.platform.outages import url_of
 from services.platform.pipelined import Ack, Message, Pipeline
 from services.platform.settings import InfraSettings
 from services.platform.store_reads import Outgoing, outgoing_after
+from services.platform.streams import reconcile_stream
 from services.platform.wakeup import ANNOUNCED, StoreWakeup
 
 log = logging.getLogger("jipsa.publisher")
@@ -121,6 +125,7 @@ class Publisher:
         self.pool, self.settings, self.batch = pool, settings, batch
         self.js, self.pipeline = nc.jetstream(), Pipeline(nc)
         self._at: Checkpoint | None = None  # where this relay is; read from the store once
+        self._reconciled = False  # the stream brought to the settings, once per start
 
     async def publish_pending(self) -> int:
         """Publish everything committed after the checkpoint; returns how many events went out.
@@ -155,8 +160,13 @@ class Publisher:
 
     async def verify_stream(self) -> None:
         """Notice a stream that came back empty (NATS lost its storage) before any new event would show
-        it: a stream created since we last looked, or one whose last sequence is below ours."""
-        info = await ensure_stream(self.js, self.settings)
+        it: a stream created since we last looked, or one whose last sequence is below ours. The first
+        look brings the stream's configuration to the settings."""
+        if self._reconciled:
+            info = await ensure_stream(self.js, self.settings)
+        else:
+            info = await reconcile_stream(self.js, self.settings)
+            self._reconciled = True
         at, created = await self.position(), created_of(info)
         recreated = at.stream_created is not None and created != at.stream_created
         if recreated or info.state.last_seq < at.stream_seq:
