@@ -79,7 +79,11 @@ CHANGE_TO = re.compile(r"^\s*(?:만\s*원|원)?\s*(?:으로|로)")
 # An increase or a cut by the amount: "4천 올려달래요", "5천 더 올려", "10만원 인상", "2천 깎아".
 RAISE_VERBS = "올려|올리|올린|올라|인상|증액"
 CUT_VERBS = "내려|내리|깎|인하|감액"
-RAISE_BY = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:{RAISE_VERBS})")
+# What a landlord demands, said without a raise word: "70 달라는데", "4억으로 하재요", "10만원 더 달래요".
+DEMAND_VERBS = "달라|달래|달란|받겠|내라|내래|하재|하자고"
+RAISE_BY = re.compile(
+    rf"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:(?:더\s*)?(?:{RAISE_VERBS})|더\s*(?:{DEMAND_VERBS}))"
+)
 CUT_BY = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:을|를|이|가|만|씩)?\s*(?:더\s*)?(?:{CUT_VERBS})")
 # The new figure of a raise or a cut: "3억 5천으로 올려달래요", "65로 올린대요", "1억으로 낮추고".
 TO_RAISED = re.compile(
@@ -87,7 +91,6 @@ TO_RAISED = re.compile(
 )
 
 # The new figure demanded, with no raise word: "월세를 70 달라는데", "보증금 4억으로 하재요", "60 받겠대요".
-DEMAND_VERBS = "달라|달래|달란|받겠|내라|내래|하재|하자고"
 DEMANDED = re.compile(rf"^\s*(?:만\s*원|원)?\s*(?:으로|로)?\s*(?:해\s*)?(?:{DEMAND_VERBS})")
 
 

@@ -128,7 +128,7 @@ SIGNALS = _signals(
         Topic.RENT_CHANGE,
         I.LEGAL_CONSULT,
         3,
-        rf"(?:\d|[억천만원])\s*(?:으로|로)?\s*(?:해\s*)?(?:{DEMAND_VERBS})",
+        rf"(?:\d|[억천만원])\s*(?:으로|로|더)?\s*(?:해\s*)?(?:{DEMAND_VERBS})",
     ),
     (
         Topic.RENT_CHANGE,

@@ -206,7 +206,7 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
     hits = find_hits(text)
     # A change of rent said across clauses ("보증금에서 8천 빼주고 그만큼 월세로 …"): its figure is asked too.
     changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in hits) or any(
-        a.change == "to" and a.role in ("deposit", "monthly_rent") for a in read_amounts(text)
+        a.change in ("to", "by") and a.role in ("deposit", "monthly_rent") for a in read_amounts(text)
     )
     if changes_rent and (_has_figures(entities) or _ASKS_FOR_CHECK.search(text)):
         ids.append(S.CHECK_RENT_INCREASE)

@@ -224,3 +224,19 @@ def test_the_deposit_of_a_monthly_lease_lived_in_is_a_figure_not_a_cut(
     written = f"{eok}억{cheon}천" if cheon else f"{eok}억"
     figures = given_figures(read_amounts(f"서울 빌라에 보증금 {written} 월세로 {living}"))
     assert figures.deposit == eok * 10000 + cheon * 1000
+
+
+@given(
+    st.sampled_from([("월세", "monthly_rent"), ("보증금", "deposit")]),
+    st.integers(10, 900),
+    st.integers(1, 90),
+    st.sampled_from(["더 달래요", "더 달라는데", "만원 더 달래요", " 더 받겠대요"]),
+)
+def test_so_much_more_demanded_raises_the_figure_that_stands(
+    kind: tuple[str, str], current: int, more: int, demand: str
+) -> None:
+    word, role = kind
+    figures = given_figures(
+        read_amounts(f"지금 {word} {current}인데 {more}{demand if demand[0] != '더' else ' ' + demand}")
+    )
+    assert (getattr(figures, role), getattr(figures, f"requested_{role}")) == (current, current + more)
