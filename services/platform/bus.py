@@ -8,6 +8,7 @@ The stream holds a copy of the store for delivery; it is never the only copy
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from dataclasses import dataclass
@@ -55,28 +56,53 @@ class ConsumerPolicy:
 # Unbounded here: the service's stop bounds it (service.STOP_WITHIN_S), and a rebind after an outage
 # must not cancel a handler that holds its message until the store answers.
 HANDLED_BEFORE_STOP_S = float("inf")
+FIRST_CONNECT_S = 5.0  # a first connection NATS does not answer in this long is an outage (BusUnreachable)
+DRAIN_WITHIN_S = 1.0  # a drain waits for a reconnection that may never come
 
 
 class Broker(NatsBroker):
-    """FastStream's NATS broker over the connection the process already holds (`connect`'s, with its
-    reconnect policy), so a process keeps one connection however many brokers it starts. Stopping it
-    stops its subscribers, each once the messages it took are handled, and leaves the connection to
-    its owner. Handlers get FastStream's message itself, its body not decoded: a consumer reads the
-    envelope once, its own way. Its own logging is off: the consumers log what they decide."""
+    """FastStream's NATS broker for one binding of one consumer, set up through its constructor only.
 
-    def __init__(self, nc: NATS) -> None:
+    It opens a connection of its own (reconnecting for ever, like `connect`'s) when it starts and drains
+    it when it stops. The consumers would rather share the process's connection, but FastStream takes
+    no connection it did not open: its broker dials in a private `_connect` and drains what it holds in
+    `stop`, and overriding those private members is what any FastStream release may break. So each
+    binding costs a connection of its own, and the process's connection (`connect`) keeps the rest:
+    declaring the stream and the consumers, the lag sample, the announcements. Handlers get
+    FastStream's message itself, its body not decoded: a consumer reads the envelope once, its own way.
+    Its own logging is off: the consumers log what they decide."""
+
+    def __init__(self, url: str = "nats://127.0.0.1:4222", name: str | None = None) -> None:
+        async def on_error(e: Exception) -> None:  # the consumer's rebind says what the outage was
+            log.debug("nats %s: %s", name, e)
+
+        self.nats_url = url
         super().__init__(
-            logger=None, apply_types=False, decoder=_itself, graceful_timeout=HANDLED_BEFORE_STOP_S
+            url.split(","),
+            name=name,
+            max_reconnect_attempts=-1,
+            reconnect_time_wait=0.5,  # type: ignore[arg-type]  # annotated int; it is a sleep
+            error_cb=on_error,
+            logger=None,
+            apply_types=False,
+            decoder=_itself,
+            graceful_timeout=HANDLED_BEFORE_STOP_S,
         )
-        self._shared = nc
 
-    async def _connect(self) -> NATS:
-        self.config.connect(self._shared)
-        return self._shared
+    async def dial(self) -> NATS:
+        """Its connection, the first one bounded (`BusUnreachable`): nats-py would retry it for ever."""
+        try:
+            return await asyncio.wait_for(self.connect(), FIRST_CONNECT_S)
+        except TimeoutError:
+            raise BusUnreachable(self.nats_url) from None
 
-    async def stop(self, *exc_info: Any) -> None:
-        self._connection = None  # NatsBroker.stop drains the connection it holds; this one is not its own
-        await super().stop(*exc_info)
+    async def hang_up(self, connection: NATS | None) -> None:
+        """Stop it and its connection: FastStream's stop drains the connection, which raises while it is
+        reconnecting (and would leave it reconnecting for ever), so what is left is closed here."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.stop(), DRAIN_WITHIN_S)
+        if connection is not None and not connection.is_closed:
+            await connection.close()
 
 
 async def _itself(message: NatsMessage) -> NatsMessage:

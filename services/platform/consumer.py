@@ -22,12 +22,13 @@ Error policy, stated once for every consumer:
   again at once from the fresh stream, a few times, before counting as a failure.
 
 Fetching is FastStream's: each consumer is a durable pull subscriber on a
-`bus.Broker`, which hands every message it fetches to the consumer and fetches
-the next at once; the consumer handles each in a task of its own
+`bus.Broker` of its own, which hands every message it fetches to the consumer and
+fetches the next at once; the consumer handles each in a task of its own
 (`handle_message`; at most max_ack_pending unacknowledged, which the server
 holds to), so one slow message holds no other. Acknowledging stays ours
-(FastStream's manual policy), since the inbox, the attempts and the parking
-decide it. The bus going away, or
+(FastStream's manual policy, through its message's ack, nack, reject and
+in_progress), since the inbox, the attempts and the parking decide it. The bus
+going away, or
 losing the consumer with its storage, is noticed by the lag sample and waited
 out by binding again with a backoff (`run`); a message whose ack could not
 reach NATS is redelivered after ack_wait and found in the inbox, at the cost of
@@ -66,6 +67,7 @@ from typing import Any, Literal
 import psycopg
 from faststream import AckPolicy as Settling
 from faststream.nats import JStream, NatsMessage, PullSub
+from faststream.nats.subscriber import LogicSubscriber
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -80,7 +82,7 @@ from services.platform.bus import Broker, ConsumerPolicy, ensure_stream
 from services.platform.db import Begun, read_rows, run_in_transaction
 from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
-from services.platform.outages import backoff, is_outage, store_answers, url_of
+from services.platform.outages import BusUnreachable, backoff, is_outage, store_answers, url_of
 from services.platform.publisher import Announcer
 from services.platform.settings import InfraSettings
 from services.platform.storable import escaped
@@ -171,7 +173,7 @@ class Consumer:
         await ensure_stream(self.js, self.settings)
         await self.js.add_consumer(self.settings.stream_name, self.config())
 
-    def subscribe(self, broker: Broker) -> None:
+    def subscribe(self, broker: Broker) -> LogicSubscriber[Any]:
         """Register this consumer on `broker`: FastStream binds the durable pull consumer and hands each
         message it fetches to `_take`, which starts its handling and returns, so the next fetch goes out
         while earlier messages are handled (`settled` waits for them); the server's max_ack_pending
@@ -183,7 +185,7 @@ class Consumer:
         than one that finds nothing waiting becomes a pull that lingers until its batch is full or it
         expires, and nats-py returns the message that did arrive only then, so an idle consumer would
         handle some hops late by up to the pull's expiry. Both measured in docs/hot-path.md."""
-        broker.subscriber(
+        subscriber = broker.subscriber(
             self.subject,
             stream=JStream(self.settings.stream_name, declare=False),  # ensure_stream declares it
             durable=self.durable,
@@ -193,16 +195,18 @@ class Consumer:
             no_reply=True,
             title=f"{self.durable}:{self.sub.event_type}",
             description=f"{self.sub.consumer} handles {self.sub.event_type}",
-        )(self._take)
+        )
+        subscriber(self._take)
+        return subscriber
 
     async def _take(self, message: NatsMessage) -> None:
-        task = asyncio.create_task(self._settle(message.raw_message))
+        task = asyncio.create_task(self._settle(message))
         self._handling.add(task)
         task.add_done_callback(self._handling.discard)
 
-    async def _settle(self, msg: Msg) -> None:
+    async def _settle(self, message: NatsMessage) -> None:
         try:
-            await self.handle_message(msg)
+            await self.handle_message(message)
         except Exception as e:  # its ack, nak or term could not reach NATS: it comes back after ack_wait
             log.warning("%s: delivery ended with %s: %s", self.durable, type(e).__name__, e)
 
@@ -219,9 +223,10 @@ class Consumer:
         while not stop.is_set():
             try:
                 await self.ensure()
-                broker = Broker(self.nc)
-                self.subscribe(broker)
+                broker = Broker(self._nats_url(), self.durable)
+                subscriber, connection = self.subscribe(broker), None
                 try:
+                    connection = await broker.dial()
                     await broker.start()
                     waits = backoff(OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S)
                     while True:
@@ -229,12 +234,22 @@ class Consumer:
                         if await _wait(stop, LAG_SAMPLE_S):
                             break
                 finally:
-                    await broker.stop()  # no more fetches; a rebind waits for what this one took
-                    await self.settled()
+                    with contextlib.suppress(Exception):  # NATS away: its unsubscribe cannot be sent
+                        await subscriber.stop()  # no more fetches; a rebind waits for what this one took
+                    await self.settled()  # their acks go over the broker's connection, still open
+                    await broker.hang_up(connection)
             except Exception as e:  # an outage: bind again once NATS answers
                 delay = next(waits)
                 log.warning("%s: %s: %s; binding again in %.1f s", self.durable, type(e).__name__, e, delay)
                 await _wait(stop, delay)
+
+    def _nats_url(self) -> str:
+        """Where the broker connects: the settings' servers, else the server the process is connected to."""
+        if self.settings.nats_url:
+            return self.settings.nats_url
+        if self.nc.connected_url is None:
+            raise BusUnreachable("no NATS_URL and no connection")
+        return self.nc.connected_url.geturl()
 
     async def _sample_lag(self) -> None:
         """One request every few seconds, busy or idle: it samples the consumer's lag, and it is how a
@@ -243,7 +258,11 @@ class Consumer:
         info = await self.js.consumer_info(self.settings.stream_name, self.durable)
         telemetry.record_consumer_lag(self.durable, info.num_pending or 0)
 
-    async def handle_message(self, msg: Msg) -> Result:
+    async def handle_message(self, message: NatsMessage | Msg) -> Result:
+        """Handle and settle one delivery: FastStream's message, or one fetched with nats-py itself."""
+        if isinstance(message, Msg):
+            message = NatsMessage(message, message.data)
+        msg = message.raw_message  # read only: its body, subject, headers and delivery count
         delivery = msg.metadata.num_delivered
         try:
             envelope = Envelope.model_validate_json(msg.data)
@@ -251,9 +270,9 @@ class Consumer:
         # Reading is pure, so whatever fails here fails on every delivery: an upcaster meeting a payload
         # without the field it moves raises KeyError or TypeError, not a ValidationError.
         except Exception as e:
-            return await self._park(msg, f"unreadable message: {type(e).__name__}: {e}", delivery)
+            return await self._park(message, f"unreadable message: {type(e).__name__}: {e}", delivery)
         with self._span(envelope, msg, delivery) as span, telemetry.log_context(envelope):
-            result = await self._deliver(msg, envelope, event, delivery)
+            result = await self._deliver(message, envelope, event, delivery)
             span.set_attribute("jipsa.outcome", result)
         return result
 
@@ -268,21 +287,21 @@ class Consumer:
         name = f"{self.sub.consumer} {envelope.event_type}"
         return telemetry.span_from(envelope, name, kind=SpanKind.CONSUMER, attributes=attributes)
 
-    async def _deliver(self, msg: Msg, envelope: Envelope, event: Event, delivery: int) -> Result:
+    async def _deliver(self, message: NatsMessage, envelope: Envelope, event: Event, delivery: int) -> Result:
         if delivery > self.policy.max_attempts:
             return await self._park(
-                msg, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery
+                message, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery
             )
         try:
-            with self._in_progress(msg):
+            with self._in_progress(message):
                 result = await self._handle_through_outages(envelope, event, delivery)
         except Poison as e:
-            return await self._park(msg, f"poison: {e}", delivery)
+            return await self._park(message, f"poison: {e}", delivery)
         except _StoppedInOutage:
             return "retry"
         except Exception as e:
-            return await self._failed(msg, e, delivery)
-        await msg.ack()
+            return await self._failed(message, e, delivery)
+        await message.ack()
         return result
 
     async def _handle_through_outages(self, envelope: Envelope, event: Event, delivery: int) -> Result:
@@ -358,31 +377,31 @@ class Consumer:
         sql = "SELECT 1 FROM inbox WHERE consumer = %s AND event_id = %s"
         return bool(await read_rows(self.pool, sql, (self.sub.consumer, envelope.event_id)))
 
-    async def _failed(self, msg: Msg, error: Exception, delivery: int) -> Result:
+    async def _failed(self, message: NatsMessage, error: Exception, delivery: int) -> Result:
         reason = f"{type(error).__name__}: {error}"
         if delivery >= self.policy.max_attempts:
-            return await self._park(msg, f"failed {delivery} times, last: {reason}", delivery)
+            return await self._park(message, f"failed {delivery} times, last: {reason}", delivery)
         log.warning("%s: delivery %d failed (%s); retrying", self.durable, delivery, reason)
         telemetry.mark_failed(reason, error)
-        await msg.nak(delay=self.policy.delay_after(delivery))
+        await message.nack(delay=self.policy.delay_after(delivery))
         return "retry"
 
-    async def _park(self, msg: Msg, reason: str, delivery: int) -> Result:
-        reason = escaped(reason)
+    async def _park(self, message: NatsMessage, reason: str, delivery: int) -> Result:
+        reason, msg = escaped(reason), message.raw_message
         try:
             await park(self.pool, consumer=self.sub.consumer, msg=msg, error=reason, deliveries=delivery)
         except Exception as e:  # the dead-letter place is down too: keep the message in NATS
             log.warning("%s: cannot park (%s); retrying later", self.durable, e)
-            await msg.nak(delay=self.policy.delay_after(min(delivery, len(self.policy.backoff_s))))
+            await message.nack(delay=self.policy.delay_after(min(delivery, len(self.policy.backoff_s))))
             return "retry"
         log.error("%s: parked %s: %s", self.durable, msg.subject, reason)
         telemetry.mark_failed(reason)
         telemetry.record_dead_letter(self.sub.consumer)
-        await msg.term()
+        await message.reject()  # JetStream's term: never delivered again
         return "parked"
 
     @contextlib.contextmanager
-    def _in_progress(self, msg: Msg) -> Iterator[None]:
+    def _in_progress(self, message: NatsMessage) -> Iterator[None]:
         """Tell NATS a slow handler (an LLM call) is alive, so the message is not redelivered under it.
         A timer, not a task: most handlers end long before the first beat, and a timer costs nothing to
         arm and cancel, where a task took two turns of the loop per message."""
@@ -393,7 +412,7 @@ class Consumer:
 
         def beat() -> None:
             nonlocal timer
-            told = loop.create_task(_tell_in_progress(msg))
+            told = loop.create_task(_tell_in_progress(message))
             beats.add(told)
             told.add_done_callback(beats.discard)
             timer = loop.call_later(every, beat)
@@ -407,9 +426,9 @@ class Consumer:
                 told.cancel()
 
 
-async def _tell_in_progress(msg: Msg) -> None:
+async def _tell_in_progress(message: NatsMessage) -> None:
     with contextlib.suppress(Exception):  # NATS away: the message may be redelivered; the inbox holds
-        await msg.in_progress()
+        await message.in_progress()
 
 
 async def _wait(stop: asyncio.Event, seconds: float) -> bool:

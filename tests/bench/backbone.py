@@ -131,15 +131,18 @@ async def bare_publish(nc, settings: InfraSettings) -> float:
 async def faststream_publish(nc, settings: InfraSettings) -> float:
     """The same publishes through FastStream's broker, which awaits each acknowledgement before the next
     (nats-py's publish_async, the bare row, and the relay's pipeline send them without waiting)."""
-    broker = Broker(nc)
-    await broker.connect()
+    broker = Broker(str(settings.nats_url), "bench-publish")
+    connection = await broker.dial()
     subject = f"{settings.namespace}.bench.faststream"
     payload = query_event("bare").model_dump_json().encode()
-    start = time.perf_counter()
-    for _ in range(N):
-        headers = {"Nats-Msg-Id": str(uuid.uuid4())}
-        await broker.publish(payload, subject, stream=settings.stream_name, headers=headers)
-    return rate(N, time.perf_counter() - start)
+    try:
+        start = time.perf_counter()
+        for _ in range(N):
+            headers = {"Nats-Msg-Id": str(uuid.uuid4())}
+            await broker.publish(payload, subject, stream=settings.stream_name, headers=headers)
+        return rate(N, time.perf_counter() - start)
+    finally:
+        await broker.hang_up(connection)
 
 
 async def relay(store: EventStore, nc, settings: InfraSettings) -> float:
@@ -291,10 +294,10 @@ async def jetstream_hop(
                 continue
 
     async def through_faststream(message: NatsMessage) -> None:  # as a consumer takes it (Consumer._take)
-        handling.add(task := asyncio.create_task(handle(message.raw_message)))
+        handling.add(task := asyncio.create_task(handle(message)))
         task.add_done_callback(handling.discard)
 
-    broker, fetch, handling = Broker(nc), None, set()
+    broker, fetch, handling = Broker(str(settings.nats_url), "bench-hop"), None, set()
     if faststream:
         broker.subscriber(
             subject,

@@ -63,7 +63,7 @@ def test_the_asyncapi_faststream_generates_from_the_subscribers_matches_the_publ
     generates from them read back: the subjects its subscribers filter on reach exactly the channels
     contracts/asyncapi.json says each service receives (the projector and the relay read the log, not
     these subscriptions)."""
-    broker, service_of = Broker(NATS()), {}
+    broker, service_of = Broker(), {}
     for service, subscriptions in subscriptions_by_service().items():
         for subscription in subscriptions:
             consumer = Consumer(subscription, cast(Any, None), NATS(), InfraSettings())

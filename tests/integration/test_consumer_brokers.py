@@ -34,7 +34,7 @@ def ack_subject(consumer: Consumer, delivery: int) -> str:
 async def in_memory(consumer: Consumer) -> AsyncIterator[Callable[[bytes, int], Awaitable[None]]]:
     """`deliver(data, delivery)` hands the consumer's subscriber a message as its `delivery`th delivery,
     through TestNatsBroker, and returns once it is handled."""
-    broker = Broker(NATS())
+    broker = Broker()
     consumer.subscribe(broker)
     async with TestNatsBroker(broker) as test_broker:
 
