@@ -1,7 +1,10 @@
-"""The backbone through server faults: NATS stopped, NATS wiped, Postgres restarted, a consumer killed."""
+"""The backbone through server faults: NATS stopped, NATS wiped, Postgres restarted, a consumer killed,
+and a single NATS grown into a 3-node cluster whose stream leader is then killed."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import signal
 import subprocess
@@ -9,10 +12,11 @@ import sys
 
 import pytest
 
-from services.platform.bus import ConsumerPolicy
+from services.platform.bus import ConsumerPolicy, connect
 from services.platform.consumer import Consumer, Subscription
 from services.platform.publisher import Publisher
 from services.projector.runner import Projector
+from tests.fault.nats_cluster import NatsCluster
 from tests.integration.bus_helpers import count_events, plan_once, query_event, running, wait_until
 
 pytestmark = pytest.mark.fault
@@ -121,6 +125,70 @@ async def test_consumer_killed_mid_message_gets_it_again_and_the_effect_happens_
     finally:
         first.kill()
     await exactly_one_plan_per_query(owned_store)
+
+
+CLUSTER_RUNS = 20  # under load while the leader goes: enough to span the election, few for `make test`
+
+
+async def test_a_server_grown_into_a_cluster_gets_three_replicas_and_survives_losing_the_stream_leader(
+    owned, owned_infra, owned_store, tmp_path, caplog
+) -> None:
+    """As an operator scales out: the single server restarted as one node of three (NATS_URL lists
+    them), the services restarted with JIPSA_STREAM_REPLICAS=3, which the publisher's start applies to
+    the existing stream; then the stream's leader is SIGKILLed while runs arrive, and every run is
+    planned exactly once and the stream holds every stored event."""
+    single = await connect(owned.nats.url, "single")
+    async with running(*backbone(owned_store, single, owned_infra)):
+        await append_runs(owned_store, "single", 5)
+        await wait_until(lambda: plans(owned_store, 5), what="plans on the single server")
+    await single.close()
+    owned.nats.stop()
+    cluster = NatsCluster(tmp_path / "cluster", grown_from=owned.nats)
+    cluster.start()
+    one = owned_infra.model_copy(update={"nats_url": cluster.url})  # the servers grown, the settings not yet
+    three = one.model_copy(update={"stream_replicas": 3})
+    nc = await connect(cluster.url, "cluster-test", first_connect_s=30)
+    js, stream = nc.jetstream(), one.stream_name
+    try:
+        async with running(*backbone(owned_store, nc, one)):
+            await append_runs(owned_store, "cluster", 5)
+            await wait_until(lambda: plans(owned_store, 10), timeout=60, what="plans once the cluster formed")
+        assert (await js.stream_info(stream)).config.num_replicas == 1
+
+        caplog.set_level(logging.INFO, "services.platform.streams")
+        async with running(*backbone(owned_store, nc, three)):
+            await wait_until(
+                lambda: cluster.replicated(js, stream, 3), timeout=60, what="three current copies"
+            )
+            assert f"stream {stream}: replicas 1 -> 3" in [r.getMessage() for r in caplog.records]
+            load = asyncio.create_task(append_spaced(owned_store, "leaderless", CLUSTER_RUNS, 0.1))
+            await wait_until(lambda: plans(owned_store, 13), what="plans under load")
+            cluster.kill(leader := await cluster.leader(js, stream))
+            await load
+            every = 10 + CLUSTER_RUNS
+            await wait_until(
+                lambda: plans(owned_store, every), timeout=90, what="every run after the leader died"
+            )
+            await wait_until(lambda: _answers(_stream_holds(nc, three, owned_store)), what="every event kept")
+            assert await cluster.leader(js, stream) != leader
+        await exactly_one_plan_per_query(owned_store)
+    finally:
+        await nc.close()
+        cluster.stop()
+
+
+async def append_spaced(store, prefix: str, n: int, every_s: float) -> None:
+    for i in range(n):
+        await store.append([query_event(f"{prefix}{i}")])
+        await asyncio.sleep(every_s)
+
+
+async def _answers(check) -> bool:
+    """A check that reads NATS, false while an election leaves a request unanswered."""
+    try:
+        return await check
+    except Exception:
+        return False
 
 
 async def _projected(store) -> bool:
