@@ -124,11 +124,23 @@ def _bound(n: int, cmp: str) -> tuple[int | None, int | None]:
     return None, n
 
 
+# A bound the person rules out, with a word or two between ("300세대 미만은 빼고", "10년 넘은 곳은
+# 제외", "2010년 이전 준공은 말고"): its complement is asked.
+_RULED_OUT = re.compile(r"\s*(?:[가-힣]{1,4}\s*){0,2}?(?:은|는|도)?\s*(?:빼|제외|말고|싫)")
+
+
+def _kept(low: int | None, high: int | None, text: str, m: re.Match[str]) -> tuple[int | None, int | None]:
+    """The bound read, or its complement when the words after it rule it out."""
+    if not _RULED_OUT.match(text, m.end()):
+        return low, high
+    return (None, low - 1) if low is not None else (None if high is None else high + 1, None)
+
+
 def _households(text: str) -> tuple[int | None, int | None, str | None]:
     if m := _HOUSEHOLDS.search(text):
         n = _count(m["n"] or m["n2"])
         if n:
-            low, high = _bound(n, m["cmp"])
+            low, high = _kept(*_bound(n, m["cmp"]), text, m)
             return low, high, _households_said(n, low, high)
     if _BIG_COMPLEX.search(text):
         return BIG_COMPLEX_HOUSEHOLDS, None, f"대단지(세대수 {BIG_COMPLEX_HOUSEHOLDS:,}세대 이상)"
@@ -141,6 +153,10 @@ def _households_said(n: int, low: int | None, high: int | None) -> str:
     return f"세대수 {n:,}세대 {'이하' if high == n else '미만'}"
 
 
+def _years_said(low: int | None, high: int | None) -> str:
+    return f"준공 {low}년 이후" if low is not None else f"준공 {high}년 이전"
+
+
 def _built_years(text: str, today: date | None) -> tuple[int | None, int | None, str | None]:
     """Completion-year bounds: years written beside a word of building, or an age from `today`."""
     if (m := _YEARS_BETWEEN.search(text)) and _near_built(text, m):
@@ -149,23 +165,34 @@ def _built_years(text: str, today: date | None) -> tuple[int | None, int | None,
     if (m := _YEAR_BOUND.search(text)) and _near_built(text, m):
         year, cmp = int(m["y"]), m["cmp"]
         if cmp in ("이후", "부터", "이상", "넘어서", "뒤"):
-            return year, None, f"준공 {year}년 이후"
-        high = year - 1 if cmp in ("전에", "전") else year
-        return None, high, f"준공 {high}년 이전"
+            low, high = _kept(year, None, text, m)
+        else:
+            low, high = _kept(None, year - 1 if cmp in ("전에", "전") else year, text, m)
+        return low, high, _years_said(low, high)
     if today is None:
         return None, None, None
     if (m := _AGE.search(text)) and _near_built(text, m):
         n, cmp = int(m["n"]), re.sub(r"\s", "", m["cmp"])
-        if cmp in ("넘은", "넘는", "초과"):
-            return None, today.year - n - 1, f"준공 {n}년 넘음(준공 {today.year - n - 1}년 이전)"
-        if cmp in ("이상된", "이상", "된"):
-            return None, today.year - n, f"준공 {n}년 이상(준공 {today.year - n}년 이전)"
-        low = today.year - n + 1 if cmp in ("안된", "안넘은", "미만") else today.year - n
+        low, high = _kept(*_age_bound(n, cmp, today), text, m)
+        if _RULED_OUT.match(text, m.end()):  # "10년 넘은 건 빼고": the complement, said as years
+            return low, high, _years_said(low, high)
+        if low is None:
+            over = "넘음" if cmp in ("넘은", "넘는", "초과") else "이상"
+            return None, high, f"준공 {n}년 {over}(준공 {high}년 이전)"
         return low, None, f"준공 {n}년 이내(준공 {low}년 이후)"
     if _NEW_BUILD.search(text):
         low = today.year - NEW_BUILD_YEARS
         return low, None, f"신축(준공 {NEW_BUILD_YEARS}년 이내, {low}년 이후)"
     return None, None, None
+
+
+def _age_bound(n: int, cmp: str, today: date) -> tuple[int | None, int | None]:
+    """Completion years (low, high) of "n년 <cmp>" counted back from `today`."""
+    if cmp in ("넘은", "넘는", "초과"):
+        return None, today.year - n - 1
+    if cmp in ("이상된", "이상", "된"):
+        return None, today.year - n
+    return (today.year - n + 1 if cmp in ("안된", "안넘은", "미만") else today.year - n), None
 
 
 def _near_built(text: str, m: re.Match[str]) -> bool:

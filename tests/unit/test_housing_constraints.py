@@ -69,6 +69,22 @@ def test_a_walk_reads_back_in_any_sentence(n: int, form: str, bound: str, lead: 
     assert wanted.walk_max_min == n
 
 
+# What rules a bound out, after it: the complement of the bound is what the person asks for.
+_RULED_OUT = st.sampled_from(["은 빼고", "는 제외하고", " 곳은 빼주세요", " 단지는 말고", " 건 싫어요"])
+
+
+def _complement(low: int | None, high: int | None) -> tuple[int | None, int | None]:
+    return (None, low - 1) if low is not None else (high + 1 if high is not None else None, None)
+
+
+@given(
+    st.integers(1, 99).map(lambda k: k * 100), st.sampled_from(sorted(_HOUSEHOLD_WORDS)), _RULED_OUT, _LEADS
+)
+def test_a_household_bound_ruled_out_asks_its_complement(n: int, word: str, out: str, lead: str) -> None:
+    wanted = read_constraints(f"{lead}아파트 찾는데 {n:,}세대 {word}{out} 보여줘", TODAY)
+    assert (wanted.households_min, wanted.households_max) == _complement(*_HOUSEHOLD_WORDS[word](n))
+
+
 _YEAR_WORDS = {
     "이후에 준공된": lambda y: (y, None),
     "이후 지어진": lambda y: (y, None),
@@ -96,6 +112,12 @@ _AGE_WORDS = {
 def test_an_age_counts_from_the_day_asked(n: int, form: str, lead: str, kind: str) -> None:
     wanted = read_constraints(f"{lead}{form.format(n)} {kind}", TODAY)
     assert (wanted.built_year_min, wanted.built_year_max) == _AGE_WORDS[form](n)
+
+
+@given(st.integers(1, 40), st.sampled_from(sorted(_AGE_WORDS)), _RULED_OUT)
+def test_an_age_ruled_out_asks_its_complement(n: int, form: str, out: str) -> None:
+    wanted = read_constraints(f"송파구 아파트 중에 {form.format(n)}{out}", TODAY)
+    assert (wanted.built_year_min, wanted.built_year_max) == _complement(*_AGE_WORDS[form](n))
 
 
 def test_an_age_needs_the_day_asked() -> None:
