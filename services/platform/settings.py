@@ -28,8 +28,9 @@ class InfraSettings(BaseSettings):
     nats_url: str | None = Field(
         default=None,
         alias="NATS_URL",
-        description="The NATS server with JetStream (nats://host:port). Unset: as DATABASE_URL, the "
-        "embedded one.",
+        description="The NATS server with JetStream (nats://host:port), or a cluster's servers as a "
+        "comma-separated list (nats://a:4222,nats://b:4222,nats://c:4222): a client goes to another when "
+        "one is lost. Unset: as DATABASE_URL, the embedded one.",
     )
     namespace: str = Field(
         default="jipsa",
@@ -48,7 +49,8 @@ class InfraSettings(BaseSettings):
         ge=1,
         le=5,
         alias="JIPSA_STREAM_REPLICAS",
-        description="Copies of every event on the bus: 3 on a 3-node NATS cluster survives losing a node.",
+        description="Copies of every event on the bus: 3 on a 3-node NATS cluster survives losing a node. "
+        "An existing stream is changed to it when the publisher starts (the log says what changed).",
     )
 
     @property
