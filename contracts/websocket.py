@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from contracts.gateway import MAX_QUERY_CHARS
 from contracts.results import Question
@@ -92,6 +92,17 @@ ClientFrame = Annotated[
 CLIENT_FRAMES: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 FRAME_TYPES = ("query", "interrupt_response", "input_response", "todo_skip", "cancel", "resume", "ping")
 
+
+def describe(invalid: ValidationError) -> str:
+    """Which fields of a frame are wrong and why, without echoing the (possibly huge) values back: the
+    `invalid_frame` error's message, which a client can also give before sending."""
+    problems = []
+    for error in invalid.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in error["loc"][1:]) or "frame"
+        problems.append(f"{where}: {error['msg']}")
+    return "; ".join(problems)
+
+
 # --- server -> client
 
 IsoTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
@@ -129,6 +140,11 @@ class ConnectedMessage(Message):
 class PongMessage(ReplyMessage):
     type: Literal["pong"] = "pong"
     run_id: None = None
+
+
+# The one `error` code that refuses nothing: the run in flight waits for the store and goes on when it is
+# back, so a client keeps listening (any other code is a refusal).
+STORE_UNAVAILABLE_CODE = "store_unavailable"
 
 
 class ErrorMessage(ReplyMessage):

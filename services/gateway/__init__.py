@@ -1,5 +1,5 @@
-"""The gateway: the person's way in (WebSocket `/ws/{session_id}`, REST), `jipsa ask`, and the operator's
-page.
+"""The gateway: the person's way in (WebSocket `/ws/{session_id}`, REST, the web page) and the operator's
+page; `jipsa ask` is a client of it (services/ask).
 
 It records what the person asks as events in the store and tells them what happens by following the
 log and the projections. Modules:
@@ -16,7 +16,6 @@ log and the projections. Modules:
 - bootstrap.py      settings in, the app built and served (`python -m services.gateway`)
 - app.py            create_app, the lifespan that builds the Ports
 - bodies.py         request bodies bounded in size (413) and in time (408)
-- ask.py            `jipsa ask`, the terminal client
 - operator.py       the operator's page `/operator` and its API, behind JIPSA_OPERATOR_TOKEN; what it
                     reads in operator_reads.py, its figures (pure) in operator_figures.py
 """

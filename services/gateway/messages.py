@@ -41,6 +41,7 @@ from contracts.supervisor import (
 from contracts.teams import StepCompleted, StepFailed
 from contracts.values import PlanStep
 from contracts.websocket import (
+    STORE_UNAVAILABLE_CODE,
     AnswerData,
     Approval,
     ApprovalAction,
@@ -72,9 +73,8 @@ APPROVAL_ACTIONS: tuple[ApprovalAction, ...] = ("approve", "modify", "reject")
 REJECTED_ANSWER = "계획이 거절되어 실행하지 않았습니다."
 CANCELLED_ANSWER = "요청하신 대로 실행을 취소했습니다."
 FAILED_ANSWER = "죄송합니다. 요청을 처리하지 못했습니다"  # then ": " and the reason, which says what to do
-# Told once per outage to a socket with a run in flight (follower.py): an `error` that refuses nothing,
-# since the run waits for the store and goes on when it is back.
-STORE_UNAVAILABLE_CODE = "store_unavailable"
+# Told once per outage to a socket with a run in flight (follower.py): an `error` that refuses nothing
+# (STORE_UNAVAILABLE_CODE), since the run waits for the store and goes on when it is back.
 STORE_UNAVAILABLE = "일시적으로 저장소에 연결할 수 없어 잠시 후 이어갑니다"
 # A frame that arrived while the store was unreachable: nothing was recorded, it may be sent again.
 STORE_REFUSED = "일시적으로 저장소에 연결할 수 없어 요청을 받지 못했습니다. 잠시 후 다시 보내 주세요"

@@ -22,6 +22,7 @@ from contracts.websocket import (
     QueryFrame,
     ResumeFrame,
     TodoSkipFrame,
+    describe,
 )
 from services.platform.storable import is_storable
 
@@ -91,12 +92,3 @@ def quoted(value: object, limit: int = 40) -> str:
     """A client's value named in a reply, bounded: an id of 10,000 characters is not sent back whole."""
     text = str(value)
     return repr(text if len(text) <= limit else f"{text[:limit]}…")
-
-
-def describe(invalid: ValidationError) -> str:
-    """Which fields are wrong and why, without echoing the client's (possibly huge) values back."""
-    problems = []
-    for error in invalid.errors(include_url=False, include_input=False):
-        where = ".".join(str(part) for part in error["loc"][1:]) or "frame"
-        problems.append(f"{where}: {error['msg']}")
-    return "; ".join(problems)

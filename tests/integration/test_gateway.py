@@ -19,7 +19,7 @@ from psycopg_pool import AsyncConnectionPool
 from typer.testing import CliRunner
 
 from contracts.supervisor import PlanApprovalRequested
-from services.gateway import ask as ask_command
+from services.ask import command as ask_command
 from services.gateway.app import create_app
 from services.gateway.follower import Follower
 from services.gateway.settings import GatewaySettings

@@ -9,7 +9,8 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from services.gateway.ask import RunView, Screen, show_answer, waits_for_approval
+from services.ask.screen import Screen, show_answer, waits_for_approval
+from services.ask.view import RunView
 from services.gateway.messages import APPROVAL_PROMPT, STORE_UNAVAILABLE, store_unavailable
 
 pytestmark = pytest.mark.unit
