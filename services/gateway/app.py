@@ -18,22 +18,22 @@ from fastapi import FastAPI, WebSocket
 from psycopg_pool import AsyncConnectionPool
 from starlette.middleware.gzip import GZipMiddleware
 
-from services.gateway.api import router, store_unreachable
-from services.gateway.bodies import BoundedBodies
-from services.gateway.documents import router as documents_router
-from services.gateway.follower import Follower
+from services.gateway.feed.follower import Follower
+from services.gateway.feed.reads import Reads
 from services.gateway.handlers import RunRequests
 from services.gateway.health import router as health_router
 from services.gateway.held_bus import HeldBus
-from services.gateway.maps.routes import router as map_router
-from services.gateway.maps.snapshot import SEED_DIR, MapSnapshot
-from services.gateway.operator import OperatorConfig, mount_operator
-from services.gateway.page import mount_page
+from services.gateway.operator.routes import OperatorConfig, mount_operator
 from services.gateway.ports import Ports
-from services.gateway.reads import Reads
 from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
-from services.gateway.ws import serve_socket
+from services.gateway.socket.endpoint import serve_socket
+from services.gateway.web.bodies import BoundedBodies
+from services.gateway.web.documents import router as documents_router
+from services.gateway.web.maps.routes import router as map_router
+from services.gateway.web.maps.snapshot import SEED_DIR, MapSnapshot
+from services.gateway.web.page import mount_page
+from services.gateway.web.rest import router, store_unreachable
 from services.platform.db import open_pool
 from services.platform.settings import stream_name_for
 

@@ -1,6 +1,6 @@
 """The person's requests, handled: check that the run is theirs and waits for this, then record it.
 
-A request about a run is decided on the run's stream, folded (run_waits.py), and appended expecting the
+A request about a run is decided on the run's stream, folded (frames/run_waits.py), and appended expecting the
 version read, in one transaction. Two identical requests racing (two sockets of a session, a socket
 and REST) both read version N; the first appends N+1, the second meets ConcurrencyError, reads the run
 again and is refused by the fold (an answer given already): one event, one `error`. Any other writer
@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 
 from contracts import Envelope, run_stream
 from contracts.results import Question
-from services.gateway import person_events
-from services.gateway.protocol import (
+from services.gateway.feed.reads import Reads
+from services.gateway.frames import person_events
+from services.gateway.frames.protocol import (
     FrameError,
     InputResponseFrame,
     InterruptResponseFrame,
@@ -24,8 +25,7 @@ from services.gateway.protocol import (
     TodoSkipFrame,
     quoted,
 )
-from services.gateway.reads import Reads
-from services.gateway.run_waits import RunWaits, fold
+from services.gateway.frames.run_waits import RunWaits, fold
 from services.housing.dates import korean_day
 from services.housing.form_answers import dated_answers, form_answers
 from services.platform import telemetry

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from services.gateway.follower import Follower
+from services.gateway.feed.follower import Follower
+from services.gateway.feed.reads import Reads
 from services.gateway.handlers import RunRequests
 from services.gateway.held_bus import HeldBus
-from services.gateway.reads import Reads
 from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
 

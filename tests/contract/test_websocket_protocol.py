@@ -15,7 +15,7 @@ from contracts.websocket import OffProtocol, PongMessage, read_message
 
 pytestmark = pytest.mark.contract
 
-PAGE_JS = Path(__file__).parents[2] / "services" / "gateway" / "static" / "js"
+PAGE_JS = Path(__file__).parents[2] / "services" / "gateway" / "web" / "static" / "js"
 
 
 def published_types(schema: str) -> set[str]:

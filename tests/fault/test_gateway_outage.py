@@ -10,7 +10,7 @@ import httpx
 import pytest
 import websockets
 
-from services.gateway.messages import STORE_UNAVAILABLE
+from services.gateway.feed.messages import STORE_UNAVAILABLE
 from tests.integration.bus_helpers import wait_until
 from tests.integration.gateway_helpers import (
     SEARCH,

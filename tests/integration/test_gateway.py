@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from contracts.supervisor import PlanApprovalRequested
 from services.ask import command as ask_command
 from services.gateway.app import create_app
-from services.gateway.follower import Follower
+from services.gateway.feed.follower import Follower
 from services.gateway.settings import GatewaySettings
 from services.platform.bus import ensure_stream
 from services.platform.eventstore import EventStore

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from services.gateway.documents import content_disposition
+from services.gateway.web.documents import content_disposition
 from tests.integration.gateway_helpers import Gateway, new_session
 
 pytestmark = pytest.mark.integration

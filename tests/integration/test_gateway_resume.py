@@ -11,7 +11,7 @@ import websockets
 
 from contracts.supervisor import PlanApprovalRequested
 from contracts.values import PlanStep, Team
-from services.gateway.reads import Reads
+from services.gateway.feed.reads import Reads
 from services.platform.eventstore import EventStore
 from tests.integration.bus_helpers import wait_until
 from tests.integration.gateway_helpers import (

@@ -39,8 +39,8 @@ from contracts.consumers import CONSUMERS
 from contracts.results import Question
 from contracts.supervisor import InputRequested, PlanApprovalRequested
 from contracts.values import Team
+from services.gateway.frames.protocol import FRAME_TYPES
 from services.gateway.limits import GatewayLimits
-from services.gateway.protocol import FRAME_TYPES
 from services.platform.bus import ConsumerPolicy
 from services.platform.consumer import Consumer, HandlerContext, Subscription
 from services.platform.deadletters import list_dead_letters
@@ -290,7 +290,7 @@ KNOWN_CODES = {
     "not_awaiting_input",
     "invalid_plan",
     "rate_limited",
-    # Requests checked against the run's stream (services/gateway/run_waits.py).
+    # Requests checked against the run's stream (services/gateway/frames/run_waits.py).
     "already_answered",
     "already_cancelling",
     "already_skipping",

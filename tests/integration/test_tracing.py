@@ -16,9 +16,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
+from services.gateway.feed.reads import Reads
+from services.gateway.frames.protocol import QueryFrame
 from services.gateway.handlers import RunRequests
-from services.gateway.protocol import QueryFrame
-from services.gateway.reads import Reads
 from services.platform import telemetry
 from services.platform.bus import ConsumerPolicy
 from services.platform.consumer import Consumer, HandlerContext, Outcome, Poison, Subscription

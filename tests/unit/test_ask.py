@@ -11,7 +11,7 @@ from rich.console import Console
 
 from services.ask.screen import Screen, show_answer, waits_for_approval
 from services.ask.view import RunView
-from services.gateway.messages import APPROVAL_PROMPT, STORE_UNAVAILABLE, store_unavailable
+from services.gateway.feed.messages import APPROVAL_PROMPT, STORE_UNAVAILABLE, store_unavailable
 
 pytestmark = pytest.mark.unit
 

@@ -10,8 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from contracts.api import ComplexPoint, DongMap, MapBand, PriceRange
-from services.gateway.maps.figures import MapFilters, asking_price, band_of, bands, dong_figures, kept
-from services.gateway.maps.snapshot import SEED_DIR, MapSnapshot
+from services.gateway.web.maps.figures import MapFilters, asking_price, band_of, bands, dong_figures, kept
+from services.gateway.web.maps.snapshot import SEED_DIR, MapSnapshot
 
 pytestmark = pytest.mark.unit
 

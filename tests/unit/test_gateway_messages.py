@@ -13,7 +13,7 @@ from contracts.supervisor import PlanApprovalRequested, ResponseReady, RunCancel
 from contracts.teams import StepCompleted, StepFailedV1
 from contracts.telemetry import LlmCallRecorded
 from contracts.values import Citation, Intent, IntentType, PlanStep, Team
-from services.gateway.messages import (
+from services.gateway.feed.messages import (
     APPROVAL_PROMPT,
     RunFacts,
     TodoSnapshot,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.gateway.outbox import Outbox
+from services.gateway.feed.outbox import Outbox
 
 pytestmark = pytest.mark.unit
 

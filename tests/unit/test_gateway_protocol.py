@@ -8,8 +8,8 @@ import pytest
 
 from contracts.gateway import MAX_QUERY_CHARS
 from contracts.values import PlanStep, Team
-from services.gateway.person_events import edited_steps
-from services.gateway.protocol import (
+from services.gateway.frames.person_events import edited_steps
+from services.gateway.frames.protocol import (
     CancelFrame,
     FrameError,
     InterruptResponseFrame,

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.gateway.operator_figures import llm_by_call_point, runs_per_minute, slowest_runs, step_latency
-from services.gateway.operator_reads import LlmCall
+from services.gateway.operator.figures import llm_by_call_point, runs_per_minute, slowest_runs, step_latency
+from services.gateway.operator.reads import LlmCall
 from services.platform.run_outcomes import RunEvent
 
 pytestmark = pytest.mark.unit

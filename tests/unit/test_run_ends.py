@@ -14,7 +14,7 @@ from contracts.planner import PlanReady
 from contracts.supervisor import RunFailed
 from contracts.teams import StepCompleted, StepFailed
 from contracts.values import Intent, IntentType, PlanStep, StepError, Team
-from services.gateway.messages import RunFacts, messages_for
+from services.gateway.feed.messages import RunFacts, messages_for
 from services.platform.eventstore import Recorded
 from services.supervisor.bootstrap import SupervisorSettings
 from services.supervisor.ending import RunLimits, overdue, spoken

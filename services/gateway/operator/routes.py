@@ -22,7 +22,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from nats.errors import Error as NatsError
 
 from contracts.api import OperatorOverview, Redriven, RunTimeline
-from services.gateway.operator_figures import (
+from services.gateway.operator.figures import (
     llm_by_call_point,
     outcome_counts,
     outcomes_of,
@@ -30,7 +30,7 @@ from services.gateway.operator_figures import (
     slowest_runs,
     step_latency,
 )
-from services.gateway.operator_reads import (
+from services.gateway.operator.reads import (
     MAX_RUNS,
     briefly_connected,
     checkpoints,
@@ -105,7 +105,7 @@ def mount_operator(app: FastAPI, config: OperatorConfig) -> None:
 
 # The page's own files are served here, behind the same switch as the page (no operator token configured:
 # 404), not from the person's page's /static; the shared modules it imports (/static/js) are public.
-ASSETS = pathlib.Path(__file__).parent / "operator_static"
+ASSETS = pathlib.Path(__file__).parent / "static"
 _MEDIA = {"operator.css": "text/css", "operator.js": "text/javascript"}
 
 

@@ -38,7 +38,7 @@ from contracts.supervisor import (
 )
 from contracts.teams import StepCompleted, StepFailed
 from contracts.values import PlanStep
-from services.gateway.protocol import FrameError, quoted
+from services.gateway.frames.protocol import FrameError, quoted
 from services.platform.eventstore import Recorded
 
 # The events that end a run, and the word the client is told.

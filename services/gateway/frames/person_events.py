@@ -24,7 +24,7 @@ from contracts.gateway import (
     StepSkipRequested,
 )
 from contracts.values import PlanStep
-from services.gateway.protocol import (
+from services.gateway.frames.protocol import (
     FrameError,
     InterruptResponseFrame,
     QueryFrame,

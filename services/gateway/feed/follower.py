@@ -63,10 +63,10 @@ import psycopg
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import PlanApprovalRequested
-from services.gateway import messages
-from services.gateway.messages import Message, RunFacts
-from services.gateway.outbox import Outbox
-from services.gateway.reads import Reads
+from services.gateway.feed import messages
+from services.gateway.feed.messages import Message, RunFacts
+from services.gateway.feed.outbox import Outbox
+from services.gateway.feed.reads import Reads
 from services.platform.db import run_again_on_closed
 from services.platform.eventstore import Recorded
 from services.platform.recent import Recent

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
 
 from contracts.api import ComplexPoints, DongFeature, DongMap, DongProperties, Geometry, MapDeal
-from services.gateway.api import PlainRefusals
-from services.gateway.maps.figures import MapFilters, band_of, bands, dong_figures, kept
-from services.gateway.maps.snapshot import MapSnapshot
+from services.gateway.web.maps.figures import MapFilters, band_of, bands, dong_figures, kept
+from services.gateway.web.maps.snapshot import MapSnapshot
+from services.gateway.web.rest import PlainRefusals
 
 router = APIRouter(route_class=PlainRefusals)  # a 422 that does not echo the input, as /api's
 Many = Annotated[list[str], Query(max_length=50)]

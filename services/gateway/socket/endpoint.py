@@ -17,11 +17,9 @@ import re
 import psycopg
 from fastapi import WebSocket, WebSocketDisconnect, status
 
-from services.gateway import messages
-from services.gateway.limits import RateLimit, limits_of, retry_after
-from services.gateway.outbox import Outbox
-from services.gateway.ports import Ports
-from services.gateway.protocol import (
+from services.gateway.feed import messages
+from services.gateway.feed.outbox import Outbox
+from services.gateway.frames.protocol import (
     CancelFrame,
     ClientFrame,
     FrameError,
@@ -34,6 +32,8 @@ from services.gateway.protocol import (
     parse_frame,
     quoted,
 )
+from services.gateway.limits import RateLimit, limits_of, retry_after
+from services.gateway.ports import Ports
 from services.platform.db import dump_json
 
 TRY_AGAIN_LATER = 1013

@@ -1,4 +1,4 @@
-"""The operator page's figures, as pure functions over what operator_reads.py read: runs per minute, runs
+"""The operator page's figures, as pure functions over what reads.py read: runs per minute, runs
 by outcome (services/platform/run_outcomes.py, the reading chaos and load count by), step latency by
 team, LLM calls by call point, and the slowest runs.
 """
@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from services.gateway.operator_reads import LlmCall
+from services.gateway.operator.reads import LlmCall
 from services.platform.run_outcomes import OUTCOMES, RunEvent, outcome_of
 
 STEP_ANSWERS = ("StepCompleted", "StepFailed")

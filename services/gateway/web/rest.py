@@ -1,4 +1,4 @@
-"""The REST side: sessions, a session's runs, a run's state and events, cancelling (health: health.py).
+"""The REST side: sessions, a session's runs, a run's state and events, cancelling (health: ../health.py).
 
 A token is presented as `Authorization: Bearer <token>` (the `session` scheme in /openapi.json, where each
 route's answer is a model of contracts/api.py): missing or unknown is 401, a valid token used
@@ -20,10 +20,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from contracts.api import CancelAccepted, RunEvent, RunEvents, RunState, SessionCreated, SessionRuns, Todo
+from services.gateway.frames.protocol import FrameError
 from services.gateway.handlers import UnknownRun
 from services.gateway.limits import limits_of, retry_after
 from services.gateway.ports import Ports
-from services.gateway.protocol import FrameError
 from services.platform.eventstore import Recorded
 from services.platform.storable import is_storable, storable
 

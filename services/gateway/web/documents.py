@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Response, status
 
-from services.gateway.api import PortsDep, SessionDep
-from services.gateway.reads import session_document
+from services.gateway.feed.reads import session_document
+from services.gateway.web.rest import PortsDep, SessionDep
 
 router = APIRouter()
 # The media types the document service writes (DOCX and Markdown), for /openapi.json.

@@ -17,7 +17,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
-from services.gateway.messages import EXECUTION_BEGINNINGS, RunFacts, TodoSnapshot
+from services.gateway.feed.messages import EXECUTION_BEGINNINGS, RunFacts, TodoSnapshot
 from services.platform import store_reads
 from services.platform.db import run_again_on_closed
 from services.platform.eventstore import Recorded
