@@ -10,10 +10,10 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from contracts.values import Team
-from services.document.checks import INCREASE_ARTICLE, RENEWAL_ARTICLE, TERM_ARTICLE
-from services.document.citations import load_statutes
+from services.document.common.citations import load_statutes
 from services.document.handlers import document_work
-from services.document.sale_rules import sale_rules
+from services.document.lease.checks import INCREASE_ARTICLE, RENEWAL_ARTICLE, TERM_ARTICLE
+from services.document.sale.rules import sale_rules
 from services.housing.clauses import clause_rules
 from services.platform.service import Wiring, run_service
 from services.platform.settings import REPO_ROOT, InfraSettings

@@ -1,5 +1,5 @@
-"""The document team's step handler: the lease (주택임대차계약서, lease.py), the sale contract
-(부동산매매계약서, sale.py) or the loan application checklist (대출 신청 준비, loan_checklist.py), chosen by
+"""The document team's step handler: the lease (주택임대차계약서, lease/), the sale contract
+(부동산매매계약서, sale/) or the loan application checklist (대출 신청 준비, loan/), chosen by
 the step's focus. Each collects its fields, asks for what is missing, or writes, reviews and stores its
 files.
 
@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from psycopg_pool import AsyncConnectionPool
 
 from contracts.values import Citation, StepFocus
-from services.document.artifacts import store_artifact
-from services.document.drafts import Draft
-from services.document.lease import draft_lease
-from services.document.loan_checklist import draft_loan_checklist
-from services.document.sale import draft_sale
+from services.document.common.artifacts import store_artifact
+from services.document.common.draft import Draft
+from services.document.lease.draft import draft_lease
+from services.document.loan.draft import draft_loan_checklist
+from services.document.sale.draft import draft_sale
 from services.housing.vocabulary import speaks_only_of_a_sale
 from services.platform.team import StepOutput, StepWork, TeamWork
 

@@ -11,9 +11,9 @@ from contracts import new_envelope
 from contracts.results import StepResult
 from contracts.supervisor import StepStarted
 from contracts.values import Team
-from services.document.artifacts import Artifact, load_document, store_artifact
 from services.document.bootstrap import CITABLE, DocumentSettings
-from services.document.citations import load_statutes
+from services.document.common.artifacts import Artifact, load_document, store_artifact
+from services.document.common.citations import load_statutes
 from services.document.handlers import document_work
 from services.platform.consumer import Consumer
 from services.platform.publisher import Publisher

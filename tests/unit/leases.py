@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from services.document.fields import LeaseFields
+from services.document.lease.fields import LeaseFields
 
 LEASE = LeaseFields(
     landlord_name="홍길동",

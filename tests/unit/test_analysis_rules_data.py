@@ -9,7 +9,8 @@ import pytest
 
 from services.analysis.rules.rulebook import CORPUS, RULES_DIR, RuleBook
 from services.analysis.rules.statutes import StatuteBook
-from services.document import loan_applicant, sale_rules
+from services.document.loan import applicant as loan_applicant
+from services.document.sale import rules as sale_rules
 from services.housing.money import amounts_manwon
 
 pytestmark = pytest.mark.unit

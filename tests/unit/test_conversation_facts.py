@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from contracts.entities import QueryEntities
 from contracts.steps import StepInputs, plan_inputs
 from contracts.values import Intent, IntentType
-from services.document.drafts import turns_said
+from services.document.common.draft import turns_said
 from services.housing.conversation import facts_stated, said_before, with_earlier_facts
 from services.housing.entities import extract_entities
 from services.planner.plan_rules import plan_by_rules

@@ -6,14 +6,14 @@ from datetime import date
 
 import pytest
 
-from services.document.checks import (
+from services.document.lease.checks import (
     check_increase,
     check_special_terms,
     check_term,
     review_lease,
     settle_payments,
 )
-from services.document.fields import LeaseFields
+from services.document.lease.fields import LeaseFields
 from tests.unit.leases import LEASE as BASE
 
 pytestmark = pytest.mark.unit

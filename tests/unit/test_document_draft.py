@@ -10,11 +10,11 @@ import pytest
 from docx import Document
 
 from contracts.steps import StepInputs
-from services.document.artifacts import DOCX, MARKDOWN
 from services.document.bootstrap import CITABLE, DocumentSettings
-from services.document.citations import load_statutes
+from services.document.common.artifacts import DOCX, MARKDOWN
+from services.document.common.citations import load_statutes
 from services.document.handlers import draft_document
-from services.document.lease import draft_lease
+from services.document.lease.draft import draft_lease
 from services.platform.team import StepWork
 
 pytestmark = pytest.mark.unit

@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from contracts.results import ListingRow, StepResult
-from services.document.fields import REQUIRED, collect_fields, fields_from_text, missing_fields
+from services.document.lease.fields import REQUIRED, collect_fields, fields_from_text, missing_fields
 from services.housing.dates import months_between, term_end
 
 pytestmark = pytest.mark.unit

@@ -15,9 +15,9 @@ from docx import Document
 from contracts.steps import StepInputs
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analyse
-from services.document.artifacts import DOCX, MARKDOWN
-from services.document.loan_applicant import collect_applicant, documents_for
-from services.document.loan_checklist import draft_loan_checklist
+from services.document.common.artifacts import DOCX, MARKDOWN
+from services.document.loan.applicant import collect_applicant, documents_for
+from services.document.loan.draft import draft_loan_checklist
 from services.platform.team import StepWork
 from services.search.loans import default_book, loan_result
 

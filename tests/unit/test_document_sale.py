@@ -11,13 +11,13 @@ import pytest
 from docx import Document
 
 from contracts.steps import StepInputs
-from services.document.artifacts import DOCX, MARKDOWN
 from services.document.bootstrap import CITABLE, DocumentSettings
-from services.document.citations import load_statutes
-from services.document.sale import draft_sale
-from services.document.sale_checks import review_pasted_sale, review_sale
-from services.document.sale_fields import SaleFields, collect_sale_fields
-from services.document.sale_rules import sale_rules
+from services.document.common.artifacts import DOCX, MARKDOWN
+from services.document.common.citations import load_statutes
+from services.document.sale.checks import review_pasted_sale, review_sale
+from services.document.sale.draft import draft_sale
+from services.document.sale.fields import SaleFields, collect_sale_fields
+from services.document.sale.rules import sale_rules
 from services.platform.team import StepWork
 
 pytestmark = pytest.mark.unit

@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts.results import Question
-from services.document.fields import collect_fields, fields_from_answers, missing_fields
-from services.document.loan_applicant import LoanApplicant
-from services.document.sale_fields import LABELS as SALE_LABELS
+from services.document.common.fields import fields_from_answers
+from services.document.lease.fields import LeaseFields, collect_fields, missing_fields
+from services.document.loan.applicant import LoanApplicant
+from services.document.sale.fields import LABELS as SALE_LABELS
 from services.housing.addresses import region_address
 from services.housing.form_answers import dated_answers, form_answers
 from services.housing.names import person_name
@@ -123,7 +124,7 @@ def test_the_document_reads_the_answers_as_it_reads_the_form() -> None:
     typed = form_answers(
         WHERE_AND_WHEN, "주소는 서울 서초구 반포대로 58, 301동 1502호이고 기간은 2026년 4월 1일부터 2년이에요"
     )
-    found, problems = fields_from_answers(typed)
+    found, problems = fields_from_answers(typed, LeaseFields)
     assert problems == {}
     assert (str(found["term_start"]), found["term_months"]) == ("2026-04-01", 24)
 
@@ -220,7 +221,7 @@ def test_an_address_keeps_its_road_number_and_unit(text, address) -> None:
 
 
 def test_a_sale_contracts_form_is_answered_in_a_sentence() -> None:
-    """The sale contract asks with the same loop (services/document/sale_fields.py LABELS): its parties,
+    """The sale contract asks with the same loop (services/document/sale/fields.py LABELS): its parties,
     price and dates are read from a sentence as the lease's are, each name ending at its comma."""
     asked = [Question(field=f, label=label, hint=hint) for f, (label, hint) in SALE_LABELS.items()]
     said = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.document.citations import load_statutes
+from services.document.common.citations import load_statutes
 from services.housing.statutes import CORPUS, articles_in_force, cite
 
 pytestmark = pytest.mark.unit

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from services.analysis.lease_contract.checks import review_contract
-from services.document.checks import check_special_terms
+from services.document.lease.checks import check_special_terms
 from services.housing.clauses import MANDATORY_ARTICLE, clause_rules, flagged_by
 from services.housing.statutes import articles_in_force
 from tests.unit.leases import LEASE

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from contracts.results import Question, StepResult
-from services.document.artifacts import Artifact
-from services.document.checks import Finding
+from services.document.common.artifacts import Artifact
+from services.document.common.findings import Finding
 from services.platform.team import StepWork
 
 

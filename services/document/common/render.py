@@ -11,7 +11,7 @@ from docx import Document
 from docx.oxml.ns import qn
 from docx.shared import Pt
 
-from services.document.layout import Block, Heading, Paragraph, Table
+from services.document.common.layout import Block, Heading, Paragraph, Table
 
 KOREAN_FONT = "맑은 고딕"
 # A fixed moment for the DOCX's timestamps: the same contract must give the same bytes, so the

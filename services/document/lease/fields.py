@@ -2,37 +2,38 @@
 
 Sources, weakest first, so a later word overrides an earlier one: a listing found by an earlier
 step (its address), earlier turns of the session (`previous_queries`), the query itself, and the
-answers the person gave to our questions (`StepInputs.answers`, {field: text}). Nothing is guessed:
-a field no source states stays None and is asked for if it is required.
+answers the person gave to our questions (`StepInputs.answers`, {field: text}); the reading and the
+merging are every document's (common/fields.py), the lease's own are its fields, its keywords and the
+words of a renewal and a term. Nothing is guessed: a field no source states stays None and is asked
+for if it is required.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import date
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.results import StepResult
-from services.housing.addresses import region_address
-from services.housing.area import PYEONG_M2
-from services.housing.dates import (
-    DATE,
-    DateError,
-    parse_date,
-    parse_term_months,
-    spoken_dates,
-    term_end,
-    without_dates,
+from services.document.common.fields import (
+    AMOUNT,
+    AREA,
+    BROKER,
+    MORTGAGE,
+    NUM,
+    area_m2,
+    gather,
+    keyed_fields,
+    keyword_pattern,
+    take_special_terms,
 )
-from services.housing.endings import strip_ending
-from services.housing.money import AmountError, parse_won
-from services.housing.names import person_name
-
-Form = TypeVar("Form", bound=BaseModel)
+from services.housing.addresses import region_address
+from services.housing.dates import DATE, parse_date, parse_term_months, spoken_dates, term_end, without_dates
+from services.housing.money import parse_won
 
 
 class LeaseFields(BaseModel):
@@ -100,17 +101,6 @@ REQUIRED = (
     "term_end",
 )
 
-NUM = r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-NOT_DATE = r"(?!\s*(?:년|월|일|개월|평|㎡|%|[./-]\s*\d)|[\d.,])"
-UNIT = r"(?:조|억|천만|백만|십만|만|천|백|십)"
-AMOUNT = rf"{NUM}{NOT_DATE}\s*{UNIT}?(?:\s*{NUM}{NOT_DATE}\s*{UNIT}?)*(?:\s*원)?"
-AMOUNT_RE = re.compile(AMOUNT)
-
-
-def keyword_pattern(keywords: Sequence[tuple[str | None, str]]) -> re.Pattern[str]:
-    """One pattern for a keyword table; the group that matched names the row."""
-    return re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(keywords)))
-
 
 # Keywords that open a field's words; the first alternatives (전세보증보험 ...) only end a window.
 KEYWORDS: tuple[tuple[str | None, str], ...] = (
@@ -129,9 +119,6 @@ KEYWORDS: tuple[tuple[str | None, str], ...] = (
     (None, r"계약\s*기간|임대차\s*기간|입주|지급일|매월|면적|갱신"),
 )
 KEYWORD_RE = keyword_pattern(KEYWORDS)
-# A clause ends at a comma or period that is not inside a number or a date, or at a line break.
-CLAUSE_END = re.compile(r",(?!\d{3})|\.(?!\s*\d)|[;\n]|그리고")
-LEADING = re.compile(r"^[\s:=]*(?:(?:의\s*)?(?:성명|이름)\s*)?(?:(?:은|는|이|가|을|를)(?=\s)|[:=])?\s*")
 SLASH_PRICE = re.compile(rf"(?:월세|보증금)\s*(?:은|는)?\s*({NUM})\s*/\s*({NUM})(?!\s*/)")
 FROM_TO_PRICE = re.compile(
     rf"(보증금|전세금|월세|차임)\s*(?:을|를|은|는)?\s*({AMOUNT})\s*에서\s*({AMOUNT})\s*(?:으로|로)"
@@ -139,23 +126,11 @@ FROM_TO_PRICE = re.compile(
 PREVIOUS_PRICE = re.compile(
     rf"(?:기존|종전|현재|갱신\s*전)\s*(보증금|전세금|월세|차임)\s*(?:은|는|이|가)?\s*({AMOUNT})"
 )
-SPECIAL_TERMS = re.compile(r"특약\s*(?:사항)?\s*(?:은|는|으로|:)?\s*(.+)", re.DOTALL)
-SPECIAL_ITEM_END = re.compile(r"[;\n]|(?<![\d.])\d+[.)](?!\d)")
-AREA = re.compile(r"(\d+(?:\.\d+)?)\s*(㎡|m2|m²|제곱미터|평)")
 RENT_DAY = re.compile(r"(?:매월|매달|지급일\s*(?:은|는|:)?\s*(?:매월\s*)?)\s*(\d{1,2})\s*일")
 SHORT_REASON = re.compile(r"(?:사유|이유)\s*(?:는|은|:)?\s*([^,.\n]+)")
-BROKER = re.compile(r"[가-힣A-Za-z0-9]+공인중개사(?:사무소)?")
 TERM_RANGE = re.compile(rf"({DATE.pattern})\s*(?:부터|~|–|에서)\s*({DATE.pattern})")
 START_MARK = re.compile(r"(?:입주일?|시작일|인도일|계약\s*시작)\s*(?:은|는|:)?\s*$")
 END_MARK = re.compile(r"(?:종료일|만료일|계약\s*종료)\s*(?:은|는|:)?\s*$")
-MORTGAGE = re.compile(r"근저당|융자|담보\s*대출")
-# The day each payment is made, read from its amount's words ("계약금 1억은 내일 주고"): 계약금 is paid on
-# the day the contract is made, so its day is the 계약일.
-PAYMENT_DATES = {
-    "down_payment_won": "contract_date",
-    "interim_payment_won": "interim_payment_date",
-    "balance_won": "balance_date",
-}
 PREVIOUS_FIELD = {"보증금": "previous_deposit_won", "전세금": "previous_deposit_won"}
 
 
@@ -173,33 +148,6 @@ def collect_fields(
     read = partial(fields_from_text, today=today)
     fields, problems = gather(LeaseFields, read, texts, answers or {}, base, today)
     return resolve_term(fields), problems
-
-
-def gather(
-    model: type[Form],
-    read_text: Callable[[str], dict[str, Any]],
-    texts: Iterable[str],
-    answers: Mapping[str, Any],
-    base: Mapping[str, Any] | None = None,
-    today: date | None = None,
-) -> tuple[Form, dict[str, str]]:
-    """A form's fields from `base`, then each text in order, then the answers (every document's way):
-    a later source wins, and the answers that could not be read come back (field -> why)."""
-    merged: dict[str, Any] = dict(base or {})
-    for text in texts:
-        _merge(merged, {k: v for k, v in read_text(text).items() if _is_valid(k, v, model)})
-    answered, problems = fields_from_answers(answers, model, today)
-    merged.update(answered)  # an answer replaces what was said before, 특약사항 included
-    return model.model_validate(merged), problems
-
-
-def _merge(into: dict[str, Any], found: dict[str, Any]) -> None:
-    """A later source wins, except 특약사항, which add up across turns."""
-    for name, value in found.items():
-        if name == "special_terms":
-            into[name] = [*into.get(name, []), *(t for t in value if t not in into.get(name, []))]
-        else:
-            into[name] = value
 
 
 def resolve_term(fields: LeaseFields) -> LeaseFields:
@@ -234,65 +182,6 @@ def fields_from_text(text: str, today: date | None = None) -> dict[str, Any]:
     found.update(_term(text, today))
     found.update(_loose_fields(text, found))
     return found
-
-
-def keyed_fields(
-    text: str,
-    pattern: re.Pattern[str],
-    keywords: Sequence[tuple[str | None, str]],
-    today: date | None = None,
-) -> dict[str, Any]:
-    """The fields a sentence states after their keywords ("계약금 3천만원", "잔금 2025년 5월 31일에 …");
-    a payment's date is read from its amount's words, the first mention of a field wins."""
-    found: dict[str, Any] = {}
-    for name, words in keyword_windows(text, pattern, keywords):
-        value = _read_window(name, words, today)
-        if value is not None and name not in found:
-            found[name] = value
-        if name in PAYMENT_DATES and (dates := spoken_dates(words, today)):
-            found.setdefault(PAYMENT_DATES[name], dates[0].day)
-    return found
-
-
-def keyword_windows(
-    text: str,
-    pattern: re.Pattern[str] = KEYWORD_RE,
-    keywords: Sequence[tuple[str | None, str]] = KEYWORDS,
-) -> list[tuple[str, str]]:
-    """(field, the words after its keyword up to the next keyword or the end of the clause)."""
-    marks = list(pattern.finditer(text))
-    windows = []
-    for i, mark in enumerate(marks):
-        name = keywords[int(str(mark.lastgroup)[1:])][0]
-        stop = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        clause_end = CLAUSE_END.search(text, mark.end(), stop)
-        if name is not None:
-            windows.append((name, text[mark.end() : clause_end.start() if clause_end else stop]))
-    return windows
-
-
-def _read_window(name: str, words: str, today: date | None) -> Any:
-    if name.endswith("_won"):
-        amount = AMOUNT_RE.search(words)
-        return parse_won(amount.group()) if amount else None
-    if name.endswith("_date"):
-        dates = spoken_dates(words, today)
-        return dates[0].day if dates else None
-    value = strip_ending(LEADING.sub("", words))
-    if name.endswith("_name"):
-        return person_name(value)
-    return value or None
-
-
-def take_special_terms(text: str, found: dict[str, Any]) -> str:
-    """특약 run to the end of the text and may mention 보증금 or 잔금: read them first, then drop them."""
-    match = SPECIAL_TERMS.search(text)
-    if not match:
-        return text
-    items = [item.strip(" ,.") for item in SPECIAL_ITEM_END.split(match.group(1))]
-    if terms := [item for item in items if item]:
-        found["special_terms"] = terms
-    return text[: match.start()]
 
 
 def _take_situation(text: str, found: dict[str, Any]) -> str:
@@ -345,78 +234,6 @@ def _loose_fields(text: str, found: dict[str, Any]) -> dict[str, Any]:
     if "broker_office" not in found and (broker := BROKER.search(text)):
         loose["broker_office"] = broker.group()
     return loose
-
-
-def fields_from_answers(
-    answers: Mapping[str, Any], model: type[BaseModel] = LeaseFields, today: date | None = None
-) -> tuple[dict[str, Any], dict[str, str]]:
-    """The person's answers to our questions, {field: text}; an answer that cannot be read is reported."""
-    found: dict[str, Any] = {}
-    problems: dict[str, str] = {}
-    for name, raw in answers.items():
-        text = str(raw).strip()
-        if name not in model.model_fields or not text:
-            continue
-        try:
-            values = read_answer(name, text, today)
-        except (AmountError, DateError, ValueError) as unreadable:
-            problems[name] = str(unreadable)
-            continue
-        if all(_is_valid(k, v, model) for k, v in values.items()):
-            found.update(values)
-        else:
-            problems[name] = f"올바른 값이 아닙니다: {text!r}"
-    return found, problems
-
-
-def _is_valid(name: str, value: Any, model: type[BaseModel] = LeaseFields) -> bool:
-    """A value the model accepts (매월 40일 or 0㎡ is read, then refused here, never stored)."""
-    try:
-        model.model_validate({name: value})
-    except ValidationError:
-        return False
-    return True
-
-
-def read_answer(name: str, text: str, today: date | None = None) -> dict[str, Any]:
-    if name.endswith("_won"):
-        return {name: parse_won(text)}
-    if name in ("term_end", "term_months"):
-        return _term_end_answer(text, today)
-    if name.endswith("_date") or name == "term_start":
-        return {name: parse_date(text, today)}
-    if name == "rent_day":
-        return {name: _day_of_month(text)}
-    if name == "area_m2":
-        return {name: area_m2(text)}
-    if name == "special_terms":
-        return {name: [line.strip() for line in SPECIAL_ITEM_END.split(text) if line.strip()]}
-    return {name: text}
-
-
-def _term_end_answer(text: str, today: date | None) -> dict[str, Any]:
-    """The end of the term may be answered as a date or as a length ('2년')."""
-    if spoken_dates(text, today):
-        return {"term_end": parse_date(text, today)}
-    if (months := parse_term_months(text)) is not None:
-        return {"term_months": months}
-    raise DateError(f"종료일이나 기간을 읽을 수 없습니다: {text!r} (예: 2027-02-28 또는 2년)")
-
-
-def _day_of_month(text: str) -> int:
-    day = re.search(r"\d{1,2}", text)
-    if not day or not 1 <= int(day.group()) <= 31:
-        raise ValueError(f"매월 며칠인지 읽을 수 없습니다: {text!r} (예: 25)")
-    return int(day.group())
-
-
-def area_m2(text: str) -> float:
-    """'84.97㎡' or '25평' (1평 = 3.3058㎡); a bare number is taken as ㎡."""
-    area = AREA.search(text)
-    if area:
-        size = float(area.group(1))
-        return round(size * PYEONG_M2, 2) if area.group(2) == "평" else size
-    return float(text)
 
 
 def missing_fields(fields: LeaseFields) -> list[str]:

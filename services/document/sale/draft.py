@@ -7,20 +7,20 @@ from collections.abc import Mapping
 
 from contracts.results import Figure, StepResult
 from contracts.values import Citation
-from services.document.artifacts import DOCX, MARKDOWN, Artifact
-from services.document.checks import Finding
-from services.document.drafts import Draft, ask, questions_for, turns_said
-from services.document.layout import review_section
-from services.document.render import to_docx, to_markdown
-from services.document.sale_checks import (
+from services.document.common.artifacts import DOCX, MARKDOWN, Artifact
+from services.document.common.draft import Draft, ask, questions_for, turns_said
+from services.document.common.findings import Finding
+from services.document.common.layout import review_section
+from services.document.common.render import to_docx, to_markdown
+from services.document.sale.checks import (
     SaleReview,
     looks_like_sale_contract,
     review_pasted_sale,
     review_sale,
 )
-from services.document.sale_fields import LABELS, SaleFields, collect_sale_fields, missing_sale_fields
-from services.document.sale_layout import SALE_TITLE, sale_contract
-from services.document.sale_rules import sale_rules
+from services.document.sale.fields import LABELS, SaleFields, collect_sale_fields, missing_sale_fields
+from services.document.sale.layout import SALE_TITLE, sale_contract
+from services.document.sale.rules import sale_rules
 from services.housing.contract_text import looks_like_contract
 from services.housing.money import contract_amount
 from services.platform.team import StepWork

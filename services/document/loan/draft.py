@@ -13,10 +13,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from contracts.results import Figure, StepResult
-from services.document.artifacts import DOCX, MARKDOWN, Artifact
-from services.document.drafts import Draft, ask, questions_for, turns_said
-from services.document.layout import Block, Heading, Paragraph, Table
-from services.document.loan_applicant import (
+from services.document.common.artifacts import DOCX, MARKDOWN, Artifact
+from services.document.common.draft import Draft, ask, questions_for, turns_said
+from services.document.common.layout import Block, Heading, Paragraph, Table
+from services.document.common.render import to_docx, to_markdown
+from services.document.loan.applicant import (
     LABELS,
     LoanApplicant,
     collect_applicant,
@@ -24,7 +25,6 @@ from services.document.loan_applicant import (
     missing_applicant_fields,
     simulator_facts,
 )
-from services.document.render import to_docx, to_markdown
 from services.housing.money import format_manwon
 from services.platform.team import StepWork
 

@@ -1,4 +1,4 @@
-"""The fields of a 부동산매매계약서, collected the lease's way (services/document/fields.py): from earlier
+"""The fields of a 부동산매매계약서, collected every document's way (common/fields.py): from earlier
 turns, the query and the person's answers, a later source winning. Nothing is guessed: a field no source
 states stays None and is asked for if the contract cannot be signed without it.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.document.fields import (
+from services.document.common.fields import (
     AREA,
     BROKER,
     MORTGAGE,

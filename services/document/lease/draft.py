@@ -8,12 +8,13 @@ from collections.abc import Mapping
 
 from contracts.results import Figure, StepResult
 from contracts.values import Citation
-from services.document.artifacts import DOCX, MARKDOWN, Artifact
-from services.document.checks import Review, review_lease
-from services.document.drafts import Draft, ask, questions_for, turns_said
-from services.document.fields import LABELS, LeaseFields, collect_fields, missing_fields
-from services.document.layout import TITLE, lease_contract, review_section
-from services.document.render import to_docx, to_markdown
+from services.document.common.artifacts import DOCX, MARKDOWN, Artifact
+from services.document.common.draft import Draft, ask, questions_for, turns_said
+from services.document.common.layout import review_section
+from services.document.common.render import to_docx, to_markdown
+from services.document.lease.checks import Review, review_lease
+from services.document.lease.fields import LABELS, LeaseFields, collect_fields, missing_fields
+from services.document.lease.layout import TITLE, lease_contract
 from services.housing.money import contract_amount
 from services.platform.team import StepWork
 

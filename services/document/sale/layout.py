@@ -1,4 +1,4 @@
-"""The 부동산매매계약서 as blocks (the lease's blocks, services/document/layout.py), so the Markdown page
+"""The 부동산매매계약서 as blocks (every document's blocks, common/layout.py), so the Markdown page
 and the DOCX render the same content. A field nobody gave is a blank for the parties, never a made-up
 value; the duties the 부동산 거래신고법 lays on the parties are written with their articles and deadline.
 """
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from contracts.values import Citation
-from services.document.layout import (
+from services.document.common.layout import (
     BLANK,
     Block,
     Heading,
@@ -22,12 +22,12 @@ from services.document.layout import (
     special_terms_table,
     standard_clauses_text,
 )
-from services.document.sale_checks import SaleReview
-from services.document.sale_fields import SaleFields
-from services.document.sale_rules import SaleRules
+from services.document.sale.checks import SaleReview
+from services.document.sale.fields import SaleFields
+from services.document.sale.rules import SaleRules
 
 SALE_TITLE = "부동산매매계약서"
-SALE_CLAUSES_FILE = Path(__file__).with_name("sale_clauses.md")
+SALE_CLAUSES_FILE = Path(__file__).with_name("clauses.md")
 
 
 def sale_contract(review: SaleReview, rules: SaleRules, statutes: Mapping[str, Citation]) -> list[Block]:

@@ -1,5 +1,5 @@
 """The applicant's facts a loan application needs (대출 신청인 정보), collected the contracts' way
-(services/document/fields.py `gather`): from earlier turns, the query and the answers to our questions.
+(common/fields.py `gather`): from earlier turns, the query and the answers to our questions.
 Money roles are read by the housing package ("연봉 6천", "기존 대출 월 50만원", "9억짜리 아파트"), as the
 loan simulator reads them; nothing is guessed.
 """
@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.document.fields import gather
+from services.document.common.fields import gather
 from services.housing import household
 from services.housing.amounts import read_amounts
 from services.housing.entities import extract_entities

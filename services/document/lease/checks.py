@@ -2,22 +2,20 @@
 (the housing package's clause rules, which the analysis team's contract review applies too), and the
 protective 특약 the situation calls for.
 
-An `error` finding blocks the document and is asked of the person again (its `field`); a `warning`
-or `note` is shown with the finished contract.
+Findings are every contract's (common/findings.py): an `error` blocks the document and is asked of the
+person again (its `field`); a `warning` or `note` is shown with the finished contract.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from services.document.fields import LeaseFields
+from services.document.common.findings import Finding, Findings, error, note
+from services.document.common.payments import dates_in_order, split_payments
+from services.document.lease.fields import LeaseFields
 from services.housing.clauses import flagged_by
 from services.housing.dates import months_between
-from services.housing.money import contract_amount
 
 LEASE_ACT = "주택임대차보호법"
 TERM_ARTICLE = f"{LEASE_ACT}/제4조"  # 2년 미만은 2년으로 본다
@@ -25,32 +23,6 @@ RENEWAL_ARTICLE = f"{LEASE_ACT}/제6조의3"  # 계약갱신 요구
 INCREASE_ARTICLE = f"{LEASE_ACT}/제7조"  # 증액은 20분의 1 이내
 INCREASE_CAP = 0.05
 MIN_TERM_MONTHS = 24
-
-
-class Finding(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    severity: Literal["error", "warning", "note"]
-    message: str
-    field: str | None = None  # for an error: the field to ask again
-    article_ids: tuple[str, ...] = ()
-
-
-class Findings(BaseModel):
-    """What a review found and the protective 특약 it suggests; a contract's review adds its fields."""
-
-    model_config = ConfigDict(frozen=True)
-
-    findings: list[Finding]
-    suggested_terms: list[str]
-
-    @property
-    def blocking(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    @property
-    def article_ids(self) -> list[str]:
-        return list(dict.fromkeys(a for f in self.findings for a in f.article_ids))
 
 
 class Review(Findings):
@@ -75,42 +47,9 @@ def settle_payments(fields: LeaseFields) -> tuple[LeaseFields, list[Finding]]:
     update: dict[str, object] = {"balance_won": balance} if balance is not None else {}
     if fields.balance_date is None and fields.term_start and (balance or fields.balance_won):
         update["balance_date"] = fields.term_start
-        findings.append(_note("잔금 지급일은 임대차 시작일(인도일)로 보았습니다."))
+        findings.append(note("잔금 지급일은 임대차 시작일(인도일)로 보았습니다."))
     settled = fields.model_copy(update=update)
     return settled, findings + dates_in_order(_lease_payment_days(settled))
-
-
-def split_payments(
-    total_label: str, total: int | None, down: int | None, interim: int | None, balance: int | None
-) -> tuple[int | None, list[Finding]]:
-    """계약금 + 중도금 + 잔금 = the total (보증금, 매매대금), for every contract we write. A missing 잔금 is
-    what the others leave, and we say so: (that 잔금, findings); an error names the field to ask again."""
-    if total is None or down is None:
-        return None, []
-    paid_before = down + (interim or 0)
-    parts = "계약금과 중도금" if interim else "계약금"
-    if balance is None:
-        if paid_before > total:
-            return None, [_error("down_payment_won", f"{parts}의 합이 {total_label}({total:,}원)보다 큽니다")]
-        left = total - paid_before
-        note = f"잔금은 {total_label}에서 {parts}을 뺀 {contract_amount(left)}으로 계산했습니다."
-        return left, [_note(note)]
-    if paid_before + balance != total:
-        message = (
-            f"계약금·중도금·잔금의 합({paid_before + balance:,}원)이 {total_label}({total:,}원)과 다릅니다"
-        )
-        return None, [_error("balance_won", message)]
-    return None, []
-
-
-def dates_in_order(days: list[tuple[str, str, date | None]]) -> list[Finding]:
-    """(field, label, day) in the order the contract pays them (계약일 ≤ 중도금일 ≤ 잔금일): the first
-    day that comes before an earlier one is an error on its field, to be asked again."""
-    known = [(name, label, day) for name, label, day in days if day is not None]
-    for (_, before_label, before), (name, label, day) in zip(known, known[1:], strict=False):
-        if day < before:
-            return [_error(name, f"{label}({day})이 {before_label}({before})보다 앞섭니다")]
-    return []
 
 
 def _lease_payment_days(fields: LeaseFields) -> list[tuple[str, str, date | None]]:
@@ -126,7 +65,7 @@ def check_term(fields: LeaseFields) -> list[Finding]:
     if start is None or end is None:
         return []
     if end <= start:
-        return [_error("term_end", f"임대차 종료일({end})이 시작일({start})보다 뒤여야 합니다")]
+        return [error("term_end", f"임대차 종료일({end})이 시작일({start})보다 뒤여야 합니다")]
     if months_between(start, end) >= MIN_TERM_MONTHS:
         return []
     if not fields.short_term_reason:
@@ -183,7 +122,7 @@ def blank_optional_fields(fields: LeaseFields) -> list[Finding]:
     ]
     if not blanks:
         return []
-    return [_note(f"{', '.join(blanks)}은(는) 주어지지 않아 계약서에 빈칸으로 두었습니다.")]
+    return [note(f"{', '.join(blanks)}은(는) 주어지지 않아 계약서에 빈칸으로 두었습니다.")]
 
 
 def protective_terms(fields: LeaseFields) -> list[str]:
@@ -215,11 +154,3 @@ def protective_terms(fields: LeaseFields) -> list[str]:
 
 def _increase_articles() -> tuple[str, ...]:
     return (INCREASE_ARTICLE, RENEWAL_ARTICLE)
-
-
-def _error(field: str, message: str) -> Finding:
-    return Finding(severity="error", message=message, field=field)
-
-
-def _note(message: str) -> Finding:
-    return Finding(severity="note", message=message)

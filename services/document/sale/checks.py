@@ -3,7 +3,7 @@ days come in order (계약일 ≤ 중도금일 ≤ 잔금일), 특약 against th
 protect the buyer and are missing are suggested. The same review serves the contract we write and the
 특약 of one the person pastes.
 
-Findings are the lease's (services/document/checks.py): an `error` is asked of the person again.
+Findings are every contract's (common/findings.py): an `error` is asked of the person again.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from services.document.checks import Finding, Findings, dates_in_order, split_payments
-from services.document.sale_fields import SaleFields
-from services.document.sale_rules import ProtectiveTerm, SaleRules, sale_rules
+from services.document.common.findings import Finding, Findings
+from services.document.common.payments import dates_in_order, split_payments
+from services.document.sale.fields import SaleFields
+from services.document.sale.rules import ProtectiveTerm, SaleRules, sale_rules
 
 # A pasted sale contract: its parties are 매도인 and 매수인.
 SALE_PARTIES = re.compile(r"매도인[\s\S]*매수인|매수인[\s\S]*매도인")

@@ -1,5 +1,6 @@
 """The 주택임대차 표준계약서 (법무부·국토교통부 form) as blocks of headings, paragraphs and tables,
-so the Markdown page and the DOCX render the very same content.
+so the Markdown page and the DOCX render the very same content (the blocks and the parts the sale's
+form shares with it: common/layout.py; the clauses 제4조~제13조: clauses.md).
 
 Every field appears in a table (the DOCX test reads them back from there). A field nobody gave is a
 blank line for the parties to fill in by hand, never a made-up value.
@@ -7,42 +8,28 @@ blank line for the parties to fill in by hand, never a made-up value.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from datetime import date
-from functools import cache
 from pathlib import Path
 
-from services.document.checks import Review
-from services.document.fields import LeaseFields
-from services.document.sale_checks import SaleReview
+from services.document.common.layout import (
+    BLANK,
+    BLANK_DATE,
+    Block,
+    Heading,
+    Paragraph,
+    Table,
+    amount_text,
+    date_text,
+    parties_table,
+    payment_text,
+    special_terms_table,
+    standard_clauses_text,
+)
+from services.document.lease.checks import Review
+from services.document.lease.fields import LeaseFields
 from services.housing.dates import months_between
-from services.housing.money import contract_amount
 
-BLANK = "＿＿＿＿＿＿"
-BLANK_DATE = "＿＿＿＿년 ＿＿월 ＿＿일"
 TITLE = "주택임대차 표준계약서"
-CLAUSES_FILE = Path(__file__).with_name("standard_clauses.md")
-
-
-@dataclass(frozen=True)
-class Heading:
-    text: str
-    level: int
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    text: str
-
-
-@dataclass(frozen=True)
-class Table:
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-
-
-Block = Heading | Paragraph | Table
+CLAUSES_FILE = Path(__file__).with_name("clauses.md")
 
 
 def lease_contract(review: Review) -> list[Block]:
@@ -145,7 +132,7 @@ def standard_clauses() -> list[Block]:
             ),
         ),
     ]
-    for title, text in standard_clauses_text():
+    for title, text in standard_clauses_text(CLAUSES_FILE):
         blocks += [Heading(title, 3), Paragraph(text)]
         if title.startswith("제4조"):
             blocks.append(Table(("부담", "수선 내용"), (("임대인 부담", BLANK), ("임차인 부담", BLANK))))
@@ -159,53 +146,8 @@ def special_terms_section(f: LeaseFields) -> list[Block]:
     return special_terms_table(terms)
 
 
-def special_terms_table(terms: list[str]) -> list[Block]:
-    rows = tuple((str(n), term) for n, term in enumerate(terms, 1)) or (("-", "없음"),)
-    return [Heading("특약사항", 2), Table(("번호", "내용"), rows)]
-
-
 def parties_section(f: LeaseFields) -> list[Block]:
     return parties_table((("임대인", f.landlord_name), ("임차인", f.tenant_name)), f.broker_office)
-
-
-def parties_table(parties: tuple[tuple[str, str | None], ...], broker_office: str | None) -> list[Block]:
-    """The parties sign here; 주소·주민등록번호·전화 are theirs to write, not ours to know."""
-    header = ("구분", "성명", "주소", "주민등록번호", "전화", "서명 또는 날인")
-    rows = tuple((role, name or BLANK, "", "", "", "(인)") for role, name in parties)
-    blocks: list[Block] = [Heading("계약 당사자", 2), Table(header, rows)]
-    if broker_office:
-        broker_header = ("구분", "사무소 명칭", "사무소 소재지", "등록번호", "대표", "서명 및 날인")
-        broker = (("개업공인중개사", broker_office, "", "", "", "(인)"),)
-        blocks += [Heading("개업공인중개사", 2), Table(broker_header, broker)]
-    return blocks
-
-
-def review_section(review: Review | SaleReview) -> list[Block]:
-    """For the page only, not the contract: what the review found and the 특약 it suggests."""
-    blocks: list[Block] = [Heading("검토 의견", 2)]
-    marks = {"error": "❗", "warning": "⚠️", "note": "ℹ️"}
-    blocks += [Paragraph(f"{marks[f.severity]} {f.message}") for f in review.findings]
-    if review.suggested_terms:
-        blocks.append(Heading("권장 특약 (당사자가 합의하면 특약사항에 넣으세요)", 3))
-        blocks += [Paragraph(f"- {term}") for term in review.suggested_terms]
-    return blocks
-
-
-@cache
-def standard_clauses_text(path: Path = CLAUSES_FILE) -> tuple[tuple[str, str], ...]:
-    """A form's fixed clauses (the lease's 제4조~제13조), kept as the form's text in a Markdown file
-    rather than in code: one '## 제n조(제목)' heading, then the clause on one line."""
-    text = path.read_text(encoding="utf-8")
-    sections = re.findall(r"^## (.+)\n(.+)$", text, re.MULTILINE)
-    return tuple((title, body.format(BLANK=BLANK, BLANK_DATE=BLANK_DATE)) for title, body in sections)
-
-
-def amount_text(won: int | None) -> str:
-    return contract_amount(won) if won is not None else f"금 {BLANK}원정(₩{BLANK})"
-
-
-def payment_text(won: int | None, when: date | None, verb: str) -> str:
-    return f"{amount_text(won)}은 {date_text(when)}에 {verb}"
 
 
 def _rent(f: LeaseFields) -> str:
@@ -213,7 +155,3 @@ def _rent(f: LeaseFields) -> str:
         return "없음 (전세)"
     day = f.rent_day if f.rent_day else BLANK
     return f"{amount_text(f.monthly_rent_won)}은 매월 {day}일에 지불한다 (입금계좌: {BLANK})"
-
-
-def date_text(day: date | None) -> str:
-    return f"{day.year}년 {day.month}월 {day.day}일" if day else BLANK_DATE
