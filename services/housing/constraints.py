@@ -160,15 +160,15 @@ def _years_said(low: int | None, high: int | None) -> str:
 def _built_years(text: str, today: date | None) -> tuple[int | None, int | None, str | None]:
     """Completion-year bounds: years written beside a word of building, or an age from `today`."""
     if (m := _YEARS_BETWEEN.search(text)) and _near_built(text, m):
-        low, high = sorted((int(m["a"]), int(m["b"])))
-        return low, high, f"준공 {low}~{high}년"
+        first, last = sorted((int(m["a"]), int(m["b"])))
+        return first, last, f"준공 {first}~{last}년"
     if (m := _YEAR_BOUND.search(text)) and _near_built(text, m):
         year, cmp = int(m["y"]), m["cmp"]
         if cmp in ("이후", "부터", "이상", "넘어서", "뒤"):
-            low, high = _kept(year, None, text, m)
+            since, until = _kept(year, None, text, m)
         else:
-            low, high = _kept(None, year - 1 if cmp in ("전에", "전") else year, text, m)
-        return low, high, _years_said(low, high)
+            since, until = _kept(None, year - 1 if cmp in ("전에", "전") else year, text, m)
+        return since, until, _years_said(since, until)
     if today is None:
         return None, None, None
     if (m := _AGE.search(text)) and _near_built(text, m):
