@@ -61,6 +61,9 @@ class StatuteAnswer:
     # A rule of a law the shipped statutes do not hold (민법's 수선 의무, 계약금): the answer names it, and
     # the search cites no article of its own beside it, since none of them is the one that says it.
     outside: str | None = None
+    # A general rule (a term against the tenant is void) decides a question about a specific clause
+    # before that clause's right does: when it is asked about, it leads wherever the question names it.
+    general: bool = False
 
 
 @cache
@@ -75,16 +78,18 @@ def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
             articles=tuple(_ref(ref) for ref in row["articles"]),
             threshold=Threshold(**row["threshold"]) if "threshold" in row else None,
             outside=row.get("outside"),
+            general=row.get("general", False),
         )
         for row in book["answer"]
     )
 
 
 def answer_for(question: str, book: tuple[StatuteAnswer, ...] | None = None) -> StatuteAnswer | None:
-    """The answer whose subject the question asks about, the one named first when several are."""
+    """The answer whose subject the question asks about: a general rule's first, then the one named first
+    when several are."""
     answers = book or statute_answers()
-    found = [(m.start(), i) for i, a in enumerate(answers) if (m := a.asks.search(question))]
-    return answers[min(found)[1]] if found else None
+    found = [(not a.general, m.start(), i) for i, a in enumerate(answers) if (m := a.asks.search(question))]
+    return answers[min(found)[2]] if found else None
 
 
 def answer_resting_on(article_id: str, book: tuple[StatuteAnswer, ...] | None = None) -> StatuteAnswer | None:

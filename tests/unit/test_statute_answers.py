@@ -47,6 +47,13 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ("임대인이 바뀌면 계약은 어떻게 돼요", "집주인이 바뀐 경우"),
         ("전세 계약할 때 특약에 뭘 넣어야 안전해요?", "임차인을 지키는 특약"),
         ("월세 계약서에 넣어야 할 특약 알려주세요", "임차인을 지키는 특약"),
+        # A term giving a right up is decided by the general rule, not by the right it names (issue 35).
+        (
+            "계약서에 '임차인은 대항력을 주장하지 않는다'는 특약이 있는데 따라야 하나요?",
+            "임차인에게 불리한 특약",
+        ),
+        ("갱신 요구는 안 하기로 하는 조건을 넣자는데 서명해도 되나요?", "임차인에게 불리한 특약"),
+        ("보증금 반환을 청구하지 않기로 한 특약도 유효한가요", "임차인에게 불리한 특약"),
     ],
 )
 def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str) -> None:
