@@ -4,9 +4,10 @@ legal index, Kiwi and the corpus embeddings.
 Start-up reads what `jipsa seed` derived instead of deriving it: the legal index is built from the
 stored terms of `legal_terms` (about a second of BM25 arithmetic; analysing the corpus with Kiwi took
 20-60 s in every process). Kiwi itself is still needed to analyse questions: it is loaded by a
-background task right after start, so neither start-up nor the first question waits for it. With an
-embedding endpoint configured, another background task attaches the corpus embeddings (dense.py)
-and questions are fused from then on; until then, or if it fails, they are answered lexically.
+background task right after start, so neither start-up nor the first question waits for it. The corpus
+embeddings of the in-process e5 model ship with the seed data and are attached before the service
+answers (a fraction of a second); an endpoint's are computed by a background task the first time (then
+read from `legal_embeddings`), and questions are answered lexically until then, or if it fails.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from services.platform.service import BackgroundLoop
 from services.search.legal import Analyzer, LegalIndex, load_articles
-from services.search.legal.dense import DenseConfig, DenseIndex, Embedder, corpus_vectors
+from services.search.legal.dense import DenseConfig, DenseIndex, Embedder, ShippedVectors, corpus_vectors
 from services.search.legal.terms import load_stored_terms
 from services.search.seed import seed_all, sync_legal_terms, terms_memo
 
@@ -74,25 +75,33 @@ def warm_up_kiwi(index: LegalIndex) -> BackgroundLoop:
     return warm
 
 
-def attach_dense_vectors(
-    pool: AsyncConnectionPool, index: LegalIndex, embedder: Embedder, model: str
+async def attach_dense(
+    pool: AsyncConnectionPool, index: LegalIndex, embedder: Embedder, shipped: ShippedVectors | None = None
+) -> bool:
+    """Corpus vectors of the embedder's model attached to the index, so questions are fused from now on.
+    Dense retrieval is optional: a database or embedder failure here is logged and leaves the lexical
+    index serving alone (False); it never stops the service."""
+    began = time.perf_counter()
+    try:
+        async with pool.connection() as conn:
+            vectors = await corpus_vectors(conn, index.articles, embedder, DenseConfig(), shipped)
+    except psycopg.Error as error:
+        log.warning("legal embeddings unavailable (%r): answering by BM25 alone", error)
+        return False
+    if vectors is None:
+        log.warning("legal embeddings unavailable: answering by BM25 alone")
+        return False
+    index.attach_dense(DenseIndex(vectors, embedder, DenseConfig()))
+    log.info("legal embeddings (%s) attached in %.2f s", embedder.model, time.perf_counter() - began)
+    return True
+
+
+def attach_dense_in_background(
+    pool: AsyncConnectionPool, index: LegalIndex, embedder: Embedder
 ) -> BackgroundLoop:
-    """Dense retrieval is optional: a database or endpoint failure here is logged and leaves the
-    lexical index serving alone; it never stops the service."""
+    """For an endpoint, whose first corpus embedding takes minutes: questions are lexical meanwhile."""
 
     async def attach(stop: asyncio.Event) -> None:
-        config = DenseConfig(model=model)
-        began = time.perf_counter()
-        try:
-            async with pool.connection() as conn:
-                vectors = await corpus_vectors(conn, index.articles, embedder, config)
-        except psycopg.Error as error:
-            log.warning("legal embeddings unavailable (%r): answering lexically", error)
-            return
-        if vectors is None:
-            log.warning("legal embeddings unavailable: answering lexically")
-            return
-        index.attach_dense(DenseIndex(vectors, embedder, config))
-        log.info("legal embeddings (%s) attached in %.1f s", model, time.perf_counter() - began)
+        await attach_dense(pool, index, embedder)
 
     return attach

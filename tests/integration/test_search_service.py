@@ -1,6 +1,6 @@
 """The search service against real Postgres and NATS: seeding (with the derived legal terms), a
-start-up that reads stored terms, corpus embeddings cached in the read model, and StepStarted ->
-StepCompleted."""
+start-up that reads stored terms, dense retrieval (the in-process e5 model with its shipped vectors, an
+endpoint's corpus embeddings cached in the read model), and StepStarted -> StepCompleted."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from services.platform.consumer import Consumer
 from services.platform.llm import LlmClient, LlmSettings
 from services.platform.publisher import Publisher
 from services.platform.team import team_subscription
+from services.search.bootstrap import SearchSettings, dense_retrieval
 from services.search.handlers import search_work
-from services.search.legal.dense import DenseConfig, corpus_vectors
+from services.search.legal.dense import DenseConfig, EndpointEmbedder, corpus_vectors
 from services.search.legal.terms import FIELDS, TermsMemo
 from services.search.legal.tokens import Analyzer
-from services.search.read_models import attach_dense_vectors, load_legal_index
+from services.search.read_models import attach_dense, load_legal_index
 from services.search.seed import SEED_DIR, seed_all, sync_legal_terms
 from services.search.tools import SearchContext, default_tools
 from tests.fake_openai import EMBEDDINGS, FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
@@ -92,17 +93,52 @@ async def test_stale_terms_are_derived_again_and_the_index_reads_the_rest(pool, 
     assert len(index.articles) == file_rows()["legal_articles"] and built_s < 15, built_s
 
 
+NO_ENDPOINT = {"JIPSA_EMBEDDING_URL": None, "JIPSA_EMBEDDING_MODEL": None}
+# A question of the statutes' dev set in a person's words: BM25 alone does not rank its article in the
+# top 5; multilingual-e5-small ranks it first (issue 35).
+EVERYDAY = "집 거래 정보나 전월세 계약 정보를 정부가 모아서 관리하나요?"
+EVERYDAY_ARTICLE = "부동산_거래신고_등에_관한_법률/제24조"
+
+
+async def test_by_default_e5_runs_in_process_on_the_shipped_vectors(pool) -> None:
+    async with pool.connection() as conn:
+        await seed_all(conn)
+    index = await load_legal_index(pool)
+    assert EVERYDAY_ARTICLE not in [h.article.article_id for h in index.search(EVERYDAY)]
+
+    loops = await dense_retrieval(pool, index, LlmSettings(**NO_ENDPOINT), SearchSettings())
+
+    # The shipped file is this model's and covers the seed corpus: attached before the first question,
+    # nothing left to compute in the background, nothing embedded into legal_embeddings.
+    assert loops == [] and index.dense is not None
+    async with pool.connection() as conn:
+        row = await (await conn.execute("SELECT count(*) AS n FROM legal_embeddings")).fetchone()
+    assert row["n"] == 0
+    vector = await index.query_vector(EVERYDAY)
+    hits = index.search(EVERYDAY, query_vector=vector)
+    assert EVERYDAY_ARTICLE in [h.article.article_id for h in hits]
+    assert index.articles[int(index.dense.scores(vector).argmax())].article_id == EVERYDAY_ARTICLE
+
+
+async def test_dense_retrieval_can_be_turned_off(pool) -> None:
+    index = await load_legal_index(pool)
+    off = SearchSettings(local_embeddings=False)
+    assert await dense_retrieval(pool, index, LlmSettings(**NO_ENDPOINT), off) == []
+    assert index.dense is None and await index.query_vector("보증금") is None
+
+
 async def test_corpus_embeddings_are_computed_once_and_fused(pool, fake_openai: FakeOpenAI) -> None:
     async with pool.connection() as conn:
         await seed_all(conn)
     index = await load_legal_index(pool)
     llm = LlmClient(LlmSettings(JIPSA_EMBEDDING_URL=fake_openai.base_url, JIPSA_EMBEDDING_MODEL="fake-e5"))
     try:
-        await attach_dense_vectors(pool, index, llm, "fake-e5")(None)
+        embedder = EndpointEmbedder(llm, "fake-e5")
+        assert await attach_dense(pool, index, embedder)
         first = len(fake_openai.requests_for(EMBEDDINGS))
-        assert index.dense is not None and first >= len(index.articles) / DenseConfig("m").batch
+        assert index.dense is not None and first >= len(index.articles) / DenseConfig().batch
         async with pool.connection() as conn:
-            again = await corpus_vectors(conn, index.articles, llm, DenseConfig(model="fake-e5"))
+            again = await corpus_vectors(conn, index.articles, embedder, DenseConfig())
         assert len(fake_openai.requests_for(EMBEDDINGS)) == first  # every passage came from the table
         assert again is not None and again.shape == index.dense.vectors.shape
         vector = await index.query_vector("임대차보호법 6조의3 계약갱신 요구")
@@ -118,7 +154,7 @@ async def test_a_failing_embedding_endpoint_leaves_the_index_lexical(pool, fake_
     index = await load_legal_index(pool)
     llm = LlmClient(LlmSettings(JIPSA_EMBEDDING_URL=fake_openai.base_url))
     try:
-        await attach_dense_vectors(pool, index, llm, "fake-e5")(None)
+        assert not await attach_dense(pool, index, EndpointEmbedder(llm, "fake-e5"))
     finally:
         await llm.close()
     assert index.dense is None and await index.query_vector("보증금") is None

@@ -2,6 +2,8 @@
 published hits, on a tiny corpus."""
 
 import asyncio
+import contextlib
+import dataclasses
 from datetime import date
 from types import SimpleNamespace
 
@@ -14,10 +16,17 @@ from services.housing.statute_answers import answer_for
 from services.platform.team import StepWork
 from services.search.legal.articles import Article
 from services.search.legal.bm25 import BM25
-from services.search.legal.dense import DenseConfig, DenseIndex, unit_rows
+from services.search.legal.dense import (
+    DenseConfig,
+    DenseIndex,
+    EndpointEmbedder,
+    ShippedVectors,
+    corpus_vectors,
+    unit_rows,
+)
 from services.search.legal.excerpt import excerpt
 from services.search.legal.search import LegalFilters, LegalIndex
-from services.search.legal.terms import TermsMemo, analyse_texts, corpus_terms
+from services.search.legal.terms import TermsMemo, analyse_texts, corpus_terms, text_hash
 from services.search.legal.tokens import Analyzer, analysis_version, bigrams, shared_kiwi
 from services.search.legal.tool import legal_result, legal_search, verdict_on_figures
 from tests.fake_openai import fake_embedding
@@ -203,16 +212,22 @@ def test_analyser_version_is_known_without_loading_kiwi() -> None:
 class VectorsOf:
     """An embedder of our own port: fake_openai's deterministic vectors, without HTTP."""
 
+    model = "fake"
+
     def __init__(self, fail: bool = False) -> None:
         self.fail, self.asked = fail, []
 
-    async def embed(self, texts: list[str]) -> list[list[float]] | None:
+    async def query(self, text: str) -> np.ndarray | None:
+        self.asked.append(text)
+        return None if self.fail else unit_rows([fake_embedding(text)])[0]
+
+    async def passages(self, texts: list[str]) -> np.ndarray | None:
         self.asked.extend(texts)
-        return None if self.fail else [fake_embedding(t) for t in texts]
+        return None if self.fail else unit_rows([fake_embedding(t) for t in texts])
 
 
 def dense_for(corpus, embedder) -> DenseIndex:
-    config = DenseConfig(model="fake")
+    config = DenseConfig()
     return DenseIndex(unit_rows([fake_embedding(config.passage(a)) for a in corpus]), embedder, config)
 
 
@@ -236,14 +251,76 @@ async def test_a_failing_or_slow_embedder_leaves_the_question_lexical() -> None:
     fused.attach_dense(dense_for(CORPUS, VectorsOf(fail=True)))
     assert await fused.query_vector("보증금") is None
 
-    class Slow:
-        async def embed(self, texts):
+    class Slow(VectorsOf):
+        async def query(self, text):
             await asyncio.sleep(5)
 
-    slow = DenseIndex(np.eye(2, dtype=np.float32), Slow(), DenseConfig(model="slow", query_timeout_s=0.05))
+    slow = DenseIndex(np.eye(2, dtype=np.float32), Slow(), DenseConfig(query_timeout_s=0.05))
     assert await slow.query_vector("보증금") is None
     with pytest.raises(ValueError, match="2 vectors for 6 articles"):
         fused.attach_dense(slow)
+
+
+async def test_endpoint_embedder_asks_with_the_e5_prefixes() -> None:
+    class Client:
+        asked: list[str] = []
+
+        async def embed(self, texts: list[str]) -> list[list[float]] | None:
+            self.asked.extend(texts)
+            return [fake_embedding(t) for t in texts]
+
+    client = Client()
+    embedder = EndpointEmbedder(client, "multilingual-e5-small")
+    assert (await embedder.query("보증금")).shape == (len(fake_embedding("x")),)
+    assert (await embedder.passages(["a", "b"])).shape[0] == 2
+    assert client.asked == ["query: 보증금", "passage: a", "passage: b"]
+
+
+def test_shipped_vectors_are_used_only_for_their_model_and_the_articles_current_text(tmp_path) -> None:
+    path = tmp_path / "embeddings.npz"
+    vectors = unit_rows([fake_embedding(DenseConfig().passage(a)) for a in CORPUS])
+    ShippedVectors.save(path, "e5-a", CORPUS, vectors, DenseConfig())
+    shipped = ShippedVectors.load(path)
+    assert shipped is not None and shipped.covers(CORPUS, "e5-a") and not shipped.covers(CORPUS, "e5-b")
+    changed = [dataclasses.replace(CORPUS[0], text=CORPUS[0].text + " 개정"), *CORPUS[1:]]
+    assert not shipped.covers(changed, "e5-a")
+    assert ShippedVectors.load(tmp_path / "absent.npz") is None
+
+
+class EmptyEmbeddingsTable:
+    """What corpus_vectors asks of a connection: `legal_embeddings` rows (none here), and rows to store."""
+
+    def __init__(self) -> None:
+        self.stored: list[tuple] = []
+
+    async def execute(self, sql: str, params: tuple) -> "EmptyEmbeddingsTable":
+        return self
+
+    async def fetchall(self) -> list:
+        return []
+
+    @contextlib.asynccontextmanager
+    async def transaction(self):
+        yield
+
+    @contextlib.asynccontextmanager
+    async def cursor(self):
+        yield self
+
+    async def executemany(self, sql: str, rows: list[tuple]) -> None:
+        self.stored.extend(rows)
+
+
+async def test_corpus_vectors_embed_only_what_the_shipped_file_lacks() -> None:
+    config = DenseConfig()
+    vectors = unit_rows([fake_embedding(config.passage(a)) for a in CORPUS])
+    keys = [(a.article_id, text_hash(config.passage(a))) for a in CORPUS]
+    shipped = ShippedVectors("fake", dict(zip(keys[1:], vectors[1:], strict=True)))
+    embedder, table = VectorsOf(), EmptyEmbeddingsTable()
+    got = await corpus_vectors(table, CORPUS, embedder, config, shipped)
+    assert got is not None and np.allclose(got, vectors, atol=1e-6)
+    assert embedder.asked == [config.passage(CORPUS[0])]  # the one article the file lacked
+    assert [row[:2] for row in table.stored] == [(CORPUS[0].article_id, "fake")]
 
 
 async def test_legal_tool_publishes_typed_hits_and_dated_citations(index: LegalIndex) -> None:

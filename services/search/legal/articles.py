@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+CORPUS = Path(__file__).resolve().parents[3] / "infra" / "seed" / "legal" / "corpus.jsonl"
 
 # The 주택법 and 공동주택관리법 families start each article with a 장/절 breadcrumb ("제2장 … > 제44조(…)")
 # that is not statute text; the corpus README says to strip it before showing the article.
@@ -79,3 +83,9 @@ async def load_articles(conn: Any) -> list[Article]:
     """Every article of the read model, in a stable order (the index's document numbers follow it)."""
     cursor = await conn.execute("SELECT * FROM legal_articles ORDER BY article_id")
     return [article_from_row(row) for row in await cursor.fetchall()]
+
+
+def corpus_articles(path: Path = CORPUS) -> list[Article]:
+    """The seed corpus file as the index reads it (the offline path: evaluation, shipped vectors)."""
+    with path.open(encoding="utf-8") as lines:
+        return [article_from_row(json.loads(line)) for line in lines]
