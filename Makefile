@@ -49,6 +49,7 @@ lint: install
 	$(PY) -m contracts.export --check
 	$(PY) -m services.platform.config_reference --check
 	$(VENV)/bin/lint-imports
+	$(PYTEST) -q tests/contract/test_house_rules.py
 	$(VENV)/bin/mypy
 
 fmt: install

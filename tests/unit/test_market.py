@@ -12,20 +12,22 @@ from services.housing.dates import add_months
 from services.search.listings import ListingFilters, NamedComplex
 from services.search.market import (
     MarketStats,
-    Sample,
     around_complex,
-    asking_stats,
     complex_headline,
+    market_result,
+    with_complex_first,
+)
+from services.search.market_samples import (
+    Sample,
+    asking_stats,
     contract_query,
     contract_usable,
-    market_result,
     representative_area,
     representative_price,
     size_band,
     summarise,
-    with_complex_first,
 )
-from services.search.market import sample as make_sample
+from services.search.market_samples import sample as make_sample
 
 pytestmark = pytest.mark.unit
 
