@@ -14,11 +14,8 @@ Then the figures of the dense fusion follow the lexical ones, with the embedder 
 its corpus vectors computed once per model and passage set and kept in the data folder's cache). Query
 vectors are computed before timing, so the latency printed is the search's, not the embedder's.
 
-`python -m tests.eval.legal --end-to-end` prints the legal rows of `make eval` instead (every legal set,
-the held-out batch included, asked through the WebSocket of the whole system in this process), with
-the search team's dense retrieval attached as services/search/bootstrap.py attaches it; the in-process
-system of `make eval` (tests/integration/test_run_end_to_end.py, search_build) builds the legal index
-without it. `JIPSA_SEARCH_LOCAL_EMBEDDINGS=false` gives the same rows with BM25 alone.
+What the person receives is `make eval`'s legal rows (its in-process search team attaches dense
+retrieval as the service does; `JIPSA_SEARCH_LOCAL_EMBEDDINGS=false make eval` gives BM25 alone).
 """
 
 from __future__ import annotations
@@ -198,56 +195,11 @@ async def _cached_corpus_vectors(index: LegalIndex, embedder: Embedder, config: 
     return np.load(cache)
 
 
-async def end_to_end() -> list[str]:
-    """The legal rows of `make eval`, the search team's legal index with dense retrieval as served."""
-    import tests.integration.test_run_end_to_end as system
-    from services.search.bootstrap import SearchSettings, dense_retrieval
-    from tests.eval.__main__ import legal_rows
-    from tests.eval.answers import legal_dev, legal_ours, legal_scores, legal_statutes
-    from tests.eval.system import ask, running_system
-
-    plain_build = system.search_build
-
-    async def search_build_as_served(pool, settings):
-        wiring = await plain_build(pool, settings)
-        index = system._LEGAL_INDEX[0]
-        if index.dense is None:
-            await dense_retrieval(pool, index, LlmSettings(), SearchSettings())
-        return wiring
-
-    sets = {
-        "dev set": legal_dev(),
-        "ours": legal_ours(),
-        "statutes, dev": legal_statutes("dev"),
-        "statutes, held out": legal_statutes("heldout"),
-    }
-    system.search_build = search_build_as_served
-    try:
-        async with running_system() as gateway:
-            scores = {
-                label: await legal_scores(lambda q: ask(gateway, q), rows) for label, rows in sets.items()
-            }
-            index = system._LEGAL_INDEX[0]
-    finally:
-        system.search_build = plain_build
-    rows = [row for label, s in scores.items() for row in legal_rows(label, s)]
-    width = max(len(name) for name, _ in rows)
-    dense = (
-        f"{index.dense.embedder.model}, dense weight {index.config.dense_weight}" if index.dense else "none"
-    )
-    return [f"legal rows of make eval, dense retrieval: {dense}"] + [f"  {n:<{width}}  {v}" for n, v in rows]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--end-to-end", action="store_true", help="the legal rows of make eval, dense as served"
-    )
-    if parser.parse_args().end_to_end:
-        print("\n".join(asyncio.run(end_to_end())))
-        return
+    parser.parse_args()
     began = time.perf_counter()
     index = build_index()
     print(f"index built in {time.perf_counter() - began:.1f} s ({len(index.articles)} articles)")

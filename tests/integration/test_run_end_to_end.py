@@ -21,8 +21,10 @@ from services.analysis.bootstrap import build as analysis_build
 from services.document.bootstrap import build as document_build
 from services.planner.bootstrap import build as planner_build
 from services.platform.bus import ConsumerPolicy
+from services.platform.llm import LlmSettings
 from services.platform.service import Wiring
 from services.platform.team import team_subscription
+from services.search.bootstrap import SearchSettings, dense_retrieval
 from services.search.handlers import search_work
 from services.search.read_models import load_legal_index, seed_if_empty
 from services.search.tools import SearchContext, default_tools
@@ -45,7 +47,10 @@ _LEGAL_INDEX: list = []  # analysing the corpus takes seconds: once per test ses
 async def search_build(pool, settings) -> Wiring:
     await seed_if_empty(pool)  # each test has a database of its own
     if not _LEGAL_INDEX:
-        _LEGAL_INDEX.append(await load_legal_index(pool))
+        index = await load_legal_index(pool)
+        # As the service builds it: the in-process e5 fused with BM25, its shipped vectors attached now.
+        await dense_retrieval(pool, index, LlmSettings(), SearchSettings())
+        _LEGAL_INDEX.append(index)
     ctx = SearchContext(pool=pool, legal=_LEGAL_INDEX[0])
     return Wiring([team_subscription(Team.SEARCH, search_work(ctx, default_tools()))])
 
