@@ -299,6 +299,20 @@ class DongFeature(Answer):
     geometry: Geometry
 
 
+class MapStation(Answer):
+    """A subway station, where the listing snapshot's distances place it: each row of the snapshot gives
+    the straight-line distance to its nearest station, and the point that fits a station's rows (one
+    per line, least squares) is its position; the mark is the mean of its lines' points."""
+
+    name: str
+    lines: list[str]
+    lat: float
+    lon: float
+    gu: str | None = Field(description="the 구 it lies in; none when outside every 구 of the snapshot")
+    rows: int = Field(ge=0, description="listing rows whose distances placed it")
+    rms_m: float = Field(description="RMS in metres of those rows' distances against the solved points")
+
+
 class DongMap(Answer):
     """A GeoJSON FeatureCollection of the 구's 동, with the choropleth's bands beside the features (one
     scale over every 구 asked, so two 구 side by side are coloured alike)."""
@@ -309,3 +323,6 @@ class DongMap(Answer):
     source: str = Field(description="where the boundaries and prices come from, with their dates")
     bands: list[MapBand] = Field(description="at most five, cheapest first, each of about as many 동")
     features: list[DongFeature]
+    stations: list[MapStation] = Field(
+        description="the subway stations inside the asked 구 or within 1.5 km of one, by name"
+    )

@@ -93,6 +93,8 @@ def test_the_map_is_typed_for_another_client(openapi: dict[str, Any]) -> None:
     assert answer["properties"]["type"]["const"] == "FeatureCollection"
     assert {"gu", "dong", "complexes", "median_manwon"} <= set(schemas["DongProperties"]["properties"])
     assert {"lo_manwon", "hi_manwon"} <= set(schemas["MapBand"]["properties"])
+    assert {"name", "lines", "lat", "lon"} <= set(schemas["MapStation"]["properties"])
+    assert "stations" in answer["required"]
     card = set(schemas["ComplexPoint"]["properties"])
     assert {"lat", "lon", "households", "completion_ym", "station", "walk_min", "schools", "ranges"} <= card
     complexes_params = {p["name"] for p in openapi["paths"]["/api/map/complexes"]["get"]["parameters"]}

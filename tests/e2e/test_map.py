@@ -1,11 +1,13 @@
 """The map in a real Chromium: a market answer's complexes inside their 동, the choropleth's legend
-against medians computed here from the shipped CSV, a table row found on the map; the map page (/map),
+against medians computed here from the shipped CSV, a table row found on the map, the subway stations
+drawn where the CSV's station distances put them; the map page (/map),
 whose filters change its list, its markers and its 동 colours alike (against the CSV again), whose
 district data stays small, and whose card asks about a complex in the conversation; and nothing asked
 of any host but the gateway on 127.0.0.1."""
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections import defaultdict
@@ -65,6 +67,50 @@ def hosts_seen(page: Page) -> list[str]:
     return seen
 
 
+def haversine_m(a: tuple[float, float], b: tuple[float, float]) -> float:
+    (lat1, lon1), (lat2, lon2) = (tuple(map(math.radians, p)) for p in (a, b))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * 6_371_000 * math.asin(math.sqrt(h))
+
+
+async def stations_fit_the_csv(section: Locator) -> set[str]:
+    """The station marks of a drawn map, checked against the CSV: each complex's own station is marked,
+    and on the map a marker lies as far from its (one-line) station as its row's subway_distance_m.
+    The map's metres per SVG unit come from two markers' latitudes and longitudes in the CSV."""
+    drawn = await section.evaluate(
+        """(s) => [[...s.querySelectorAll('.marker')].map((m) => [m.dataset.id, +m.dataset.x, +m.dataset.y]),
+                   [...s.querySelectorAll('.station')].map(
+                     (m) => [m.dataset.name, m.dataset.lines, +m.dataset.x, +m.dataset.y])]"""
+    )
+    markers, stations = drawn
+    rows = {r["complex_id"]: r for r in read_csv("complexes.csv")}
+    at = {name: (x, y) for name, _, x, y in stations}
+    one_line = {name for name, lines, _, _ in stations if "·" not in lines}
+    unplaced = {"복정역", "개포동역", "대모산입구역", "잠실나루역"}  # 2 rows or fewer in the snapshot
+    named = {rows[i]["subway_station"] for i, _, _ in markers} - {""}  # a few complexes name none
+    assert named - unplaced <= set(at)
+
+    def where(r: Row) -> tuple[float, float]:
+        return float(r["lat"]), float(r["lon"])
+
+    first = markers[0]
+    far = max(markers, key=lambda m: math.dist(m[1:], first[1:]))
+    metres_per_unit = haversine_m(where(rows[first[0]]), where(rows[far[0]])) / math.dist(far[1:], first[1:])
+    checked = 0
+    for complex_id, x, y in markers:
+        r = rows[complex_id]
+        if r["subway_station"] in one_line:
+            on_map = math.dist((x, y), at[r["subway_station"]]) * metres_per_unit
+            assert abs(on_map - float(r["subway_distance_m"])) <= 5, (
+                r["name"],
+                on_map,
+                r["subway_distance_m"],
+            )
+            checked += 1
+    assert checked >= len(markers) / 3
+    return set(at)
+
+
 async def show(section: Locator) -> None:
     """Scroll the conversation (not the window) to a section's top, for a screenshot of it in the page."""
     await section.evaluate(
@@ -114,6 +160,14 @@ async def test_a_market_answer_shows_its_complexes_inside_their_dongs(page: Page
     for _, median, band in drawn:
         assert bands[band][0] <= median <= bands[band][1]
 
+    # The stations: small marks where the snapshot's distances put them, named on hover.
+    stations = await stations_fit_the_csv(the_map)
+    assert {"잠실역", "석촌역", "문정역"} <= stations
+    assert await the_map.locator(".station-label").count() > 0  # names where they fit
+    await the_map.locator(".station[data-name='강동구청역']").hover()  # over the boundary, in 강동구
+    await expect(the_map.locator(".station-card h5")).to_contain_text("강동구청역")
+    await expect(the_map.locator(".station-card dd", has_text="8호선")).to_be_visible()
+
     row = answer.locator("table.listings tbody tr.on-map").first
     if await row.count():
         name = (await row.locator("th").inner_text()).split("\n")[0]
@@ -129,6 +183,10 @@ async def test_a_market_answer_shows_its_complexes_inside_their_dongs(page: Page
     await screenshot(page, "21-market-answer-map-phone")
     await show(the_map)
     await screenshot(page, "21-market-answer-map-phone-detail", whole=False)
+    # A phone keeps the marks but not their names (a third of the size): a tap names one.
+    await expect(the_map.locator(".station-label").first).to_be_hidden()
+    await the_map.locator(".station[data-name='강동구청역']").click()
+    await expect(the_map.locator(".station-card h5")).to_contain_text("강동구청역")
 
     assert seen and {urlparse(url).hostname for url in seen} == {"127.0.0.1"}
 
@@ -162,6 +220,7 @@ async def test_the_map_page_filters_change_its_list_and_its_markers(page: Page) 
     sizes = {urlparse(r.url).path: len(await r.body()) for r in responses if "/api/map/" in r.url}
     assert set(sizes) == {"/api/map/complexes", "/api/map/dongs"}
     assert sum(sizes.values()) < 450_000, sizes  # bytes on the wire, uncompressed
+    assert {"역삼역", "삼성역", "선릉역"} <= await stations_fit_the_csv(page.locator("#map-side"))
 
     await page.locator("#gu").select_option("송파구")
     await page.locator("#deal label", has_text="전세").click()

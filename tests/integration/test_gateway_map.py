@@ -48,6 +48,26 @@ async def test_a_gus_dongs_come_as_geojson_with_their_medians(gateway: Gateway) 
     assert "2023-09-15" in collection["source"] and "2025-10-08" in collection["source"]
 
 
+async def test_a_gus_stations_come_with_its_dongs(gateway: Gateway) -> None:
+    """Every station its complexes name (and the rows can place) is listed, inside the 구 or near it."""
+    async with httpx.AsyncClient(base_url=gateway.http_url) as http:
+        songpa = (await http.get("/api/map/dongs", params={"gu": "송파구", "deal": "jeonse"})).json()
+        both = (await http.get("/api/map/dongs", params={"gu": ["송파구", "서초구"], "deal": "sale"})).json()
+    stations = {s["name"]: s for s in songpa["stations"]}
+    assert list(stations) == sorted(stations)
+    named = {r["subway_station"] for r in read_csv("complexes.csv") if r["gu"] == "송파구"}
+    unplaced = {"복정역", "개포동역", "대모산입구역", "잠실나루역"}  # 2 rows or fewer in the snapshot
+    assert named - unplaced <= set(stations)
+    assert stations["잠실역"]["gu"] == "송파구" and stations["잠실역"]["lines"] == ["2호선", "8호선"]
+    assert stations["삼성역"]["gu"] == "강남구"  # over the 탄천, but the nearest to 잠실 complexes
+    assert stations["강동구청역"]["gu"] is None  # 강동구, a few hundred metres past the boundary
+    assert "역삼역" not in stations and "양재역" not in stations  # far inside other 구
+    assert 37.50 < stations["잠실역"]["lat"] < 37.52 and 127.09 < stations["잠실역"]["lon"] < 127.11
+    assert all(s["rms_m"] < 2 and s["rows"] >= 3 for s in stations.values())
+    assert set(stations) < {s["name"] for s in both["stations"]}
+    assert "역 위치: 스냅샷의 단지별 역 거리로 계산" in songpa["source"]
+
+
 async def test_two_gus_share_one_scale(gateway: Gateway) -> None:
     async with httpx.AsyncClient(base_url=gateway.http_url) as http:
         both = (await http.get("/api/map/dongs", params={"gu": ["강남구", "서초구"], "deal": "sale"})).json()

@@ -71,7 +71,8 @@ async def map_complexes(snapshot: SnapshotDep, filters: FiltersDep) -> ComplexPo
 async def map_dongs(snapshot: SnapshotDep, filters: FiltersDep) -> DongMap:
     """The 구's 동 as GeoJSON (`gu` once or more), each with its complexes' count and median asking price
     (the same filters as /api/map/complexes apply; `dong` and `complex_id` narrow the figures, never
-    the polygons)."""
+    the polygons). `stations` are the subway stations inside the 구 or within 1.5 km of it, placed by
+    the snapshot's own station distances."""
     if not filters.gu or not set(filters.gu) <= set(snapshot.gus()):
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"a 구 of {', '.join(snapshot.gus())} is required")
     figures = dong_figures(kept(snapshot.complexes, filters))  # once per request, not per 동
@@ -95,7 +96,11 @@ async def map_dongs(snapshot: SnapshotDep, filters: FiltersDep) -> DongMap:
     return DongMap(
         gus=sorted(set(filters.gu)),
         deal=filters.deal,  # type: ignore[arg-type]
-        source=f"경계: {snapshot.boundaries_source}. 가격: {snapshot.listings_source}",
+        source=(
+            f"경계: {snapshot.boundaries_source}. 가격: {snapshot.listings_source}."
+            f" {snapshot.stations_source}"
+        ),
         bands=found,
         features=features,
+        stations=snapshot.stations_near(filters.gu),
     )

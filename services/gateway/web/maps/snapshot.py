@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contracts.api import ComplexPoint, PriceRange
+from contracts.api import ComplexPoint, MapStation, PriceRange
+from services.gateway.web.maps.stations import StationMark, load_stations
 from services.platform.settings import REPO_ROOT
 
 SEED_DIR = REPO_ROOT / "infra" / "seed"  # the shipped data; the map reads nothing else
@@ -26,8 +27,10 @@ SCHOOL_COLUMNS = ("elementary_schools", "middle_schools", "high_schools")
 class MapSnapshot:
     complexes: list[ComplexPoint]  # asking_manwon unset: it depends on the deal asked
     dongs: list[dict[str, Any]]  # GeoJSON features of the 동 (properties: gu, dong, code)
+    stations: list[StationMark]  # by name
     listings_source: str
     boundaries_source: str
+    stations_source: str
 
     @classmethod
     def load(cls, seed_dir: Path) -> MapSnapshot:
@@ -35,15 +38,23 @@ class MapSnapshot:
             records = list(csv.DictReader(rows))
         geo = json.loads((seed_dir / "geo" / "seoul_dongs.geojson").read_text(encoding="utf-8"))
         dated = max((r["collected_at"][:10] for r in records), default="")
+        gus = [f for f in geo["features"] if f["properties"]["level"] == "gu"]
+        stations, stations_source = load_stations(seed_dir / "geo" / "stations.json", gus)
         return cls(
             complexes=sorted((complex_point(r) for r in records), key=lambda c: (c.name, c.complex_id)),
             dongs=[f for f in geo["features"] if f["properties"]["level"] == "dong"],
+            stations=sorted(stations, key=lambda m: m.station.name),
             listings_source=f"매물 스냅샷 {dated} (호가)",
             boundaries_source=geo["source"],
+            stations_source=stations_source,
         )
 
     def gus(self) -> list[str]:
         return sorted({f["properties"]["gu"] for f in self.dongs})
+
+    def stations_near(self, gus: tuple[str, ...]) -> list[MapStation]:
+        """The stations inside any of these 구 or within 1.5 km of one."""
+        return [m.station for m in self.stations if m.near & set(gus)]
 
 
 def complex_point(r: dict[str, str]) -> ComplexPoint:
