@@ -114,3 +114,16 @@ def test_a_rule_outside_the_statutes_is_named_and_no_unrelated_article_is_cited(
     assert answer is not None and answer.outside and "민법 제623조" in answer.says
     result = legal_result([], answer)
     assert result.citations == [] and "법령 자료에는 없어" in (result.headline or "")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "계약 끝났는데 집주인이 새 세입자 들어와야 보증금 돌려준대요",
+        "전세금은 다음 사람 구하면 돌려준다고 하네요 이래도 되나요",
+    ],
+)
+def test_a_return_the_landlord_puts_off_is_the_deposit_return_subject(question: str) -> None:
+    """What the landlord says of giving the deposit back names the subject, whatever article ranks first."""
+    answer = answer_for(question)
+    assert answer is not None and answer.subject == "보증금을 돌려받지 못할 때"
