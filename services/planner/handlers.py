@@ -18,6 +18,7 @@ from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from contracts.values import PlanStep
 from services.housing.dates import korean_day
+from services.planner.intents import Evidence
 from services.planner.plan_rules import PriorTurn
 from services.planner.planning import plan
 from services.planner.remembered import facts_of, intent_remembering, steps_remembering
@@ -29,6 +30,7 @@ from services.platform.store_reads import earlier_plans, previous_plan
 @dataclass(frozen=True)
 class Planner:
     llm: LlmClient
+    evidence: Evidence | None = None  # the nearest labelled example (evidence.py), when the model loaded
 
     def subscription(self) -> Subscription:
         return Subscription("planner", "QueryReceived", self._on_query)
@@ -37,7 +39,7 @@ class Planner:
         query: QueryReceived = ctx.event  # type: ignore[assignment]
         previous = await previous_turn(ctx.conn, ctx.envelope.session_id, query.run_id)
         asked_on = korean_day(ctx.envelope.occurred_at)  # the turn's own time, so a replay reads the same
-        planned = await plan(self.llm, query.query, previous, query.run_id, asked_on)
+        planned = await plan(self.llm, query.query, previous, query.run_id, asked_on, self.evidence)
         facts = await facts_said_before(ctx.conn, ctx.envelope.session_id, query.run_id)
         ready = PlanReady(
             run_id=query.run_id,

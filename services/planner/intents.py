@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
@@ -33,6 +34,9 @@ from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
+
+if TYPE_CHECKING:
+    from services.planner.evidence import Neighbour
 
 I = IntentType  # noqa: E741  (short alias keeps the vocabulary table readable)
 
@@ -362,11 +366,22 @@ def is_small_talk(query: str) -> bool:
     return bool(_SMALL_TALK.search(text)) and len(text) <= 40
 
 
-def classify(query: str, entities: QueryEntities | None = None) -> Intent:
-    """The intent of a question, with the words that decided it and the question's entities."""
+class Evidence(Protocol):
+    """What else than words may say a question's intent (evidence.py: the nearest labelled example)."""
+
+    def nearest(self, text: str) -> Neighbour | None: ...
+
+
+def classify(query: str, entities: QueryEntities | None = None, evidence: Evidence | None = None) -> Intent:
+    """The intent of a question, with the words that decided it and the question's entities. With
+    `evidence`, a question the words leave unsure of (no deciding word for its intent, nothing the statutes
+    settle, not a request for internals) takes the intent of its nearest labelled example, if one is near."""
     text = normalize(query)
     entities = entities if entities is not None else extract_entities(text)
-    intent_type, confidence, keywords = _decide(text, entities)
+    intent_type, confidence, keywords, open_to = _decide(text, entities)
+    if evidence is not None and open_to and (neighbour := evidence.nearest(text)) is not None:
+        if neighbour.intent is not intent_type and neighbour.intent in open_to:
+            intent_type, confidence = neighbour.intent, round(0.8 * neighbour.similarity, 2)
     return Intent(
         type=intent_type,
         confidence=round(confidence, 2),
@@ -375,24 +390,38 @@ def classify(query: str, entities: QueryEntities | None = None) -> Intent:
     )
 
 
-def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list[str]]:
+# What the nearest example may make of a question the words leave unsure: an unclear question or one of a
+# bare lean anything; one about nothing of housing a question of law in everyday words ("땅값이 어떻게
+# 움직이는지 나라에서 따로 조사하나요?") but never a market or loan question ("연말정산 환급 얼마나 받아?"
+# is near a DSR question); one only the statutes' headings call legal, nothing but off-topic.
+_SETTLED: frozenset[IntentType] = frozenset()
+_ANY = frozenset(IntentType)
+_NOT_HOUSING_OPEN_TO = frozenset({I.LEGAL_CONSULT})
+_HEADINGS_ONLY_OPEN_TO = frozenset({I.IRRELEVANT})
+
+
+def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list[str], frozenset[IntentType]]:
+    """The intent, its confidence, its words, and what other evidence may change it to (nothing when the
+    words settle it)."""
     if not re.search(r"\w", text):
-        return I.UNCLEAR, 0.9, []
+        return I.UNCLEAR, 0.9, [], _SETTLED
     if is_small_talk(text):
-        return I.IRRELEVANT, 0.95, _words(m.group(0) for m in _SMALL_TALK.finditer(text))
+        return I.IRRELEVANT, 0.95, _words(m.group(0) for m in _SMALL_TALK.finditer(text)), _SETTLED
     if asks_about_internals(text) and not _HOUSING_WORDS.search(text):
-        return I.IRRELEVANT, 0.9, []  # "관리자 비밀번호 뭐야?": 관리자 is in the statutes, the request is not
+        # "관리자 비밀번호 뭐야?": 관리자 is in the statutes, the request is not; no evidence overrides it
+        return I.IRRELEVANT, 0.9, [], _SETTLED
     hits = find_hits(text)
     about_law = statute_headings().match(text).score >= STATUTE_FLOOR
     about_housing = _HOUSING_WORDS.search(text) or _names_anything(entities, text) or about_law
     if not about_housing and not any(
         h.signal.weight >= DECIDING_WEIGHT and not h.signal.needs_housing for h in hits
     ):
-        return I.IRRELEVANT, 0.8, []  # "점심 메뉴 추천해줘": lean words alone are not about housing
+        # "점심 메뉴 추천해줘": lean words alone are not about housing
+        return I.IRRELEVANT, 0.8, [], _NOT_HOUSING_OPEN_TO
     whole = _scores(hits, text, entities)
     if _asks_overall(hits, whole):
         strong = [h.word for h in hits if h.signal.intent and h.signal.weight >= DECIDING_WEIGHT]
-        return I.COMPREHENSIVE, _confidence(whole[I.COMPREHENSIVE] + 3, 0), _words(strong)
+        return I.COMPREHENSIVE, _confidence(whole[I.COMPREHENSIVE] + 3, 0), _words(strong), _SETTLED
     for start, end in _asked_first(text, _clauses(text)):
         clause_hits = [h for h in hits if start <= h.start < end]
         scores = _scores(clause_hits, text[start:end], entities)
@@ -406,10 +435,13 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
             confidence = _confidence(scores[winner], runner_up)
             if _points_elsewhere(whole, winner):
                 confidence *= 0.9
-            return winner, confidence, _keywords(hits, winner, entities)
+            settled = scores[winner] >= DECIDING_WEIGHT or any(
+                h.signal.intent is winner and h.signal.weight >= DECIDING_WEIGHT for h in hits
+            )
+            return winner, confidence, _keywords(hits, winner, entities), _SETTLED if settled else _ANY
     if about_law:  # nothing else argues, and the statutes have a heading on it: ask them (cheap) first
-        return I.LEGAL_CONSULT, 0.4, _words(h.word for h in hits)
-    return I.UNCLEAR, 0.6, _words(h.word for h in hits)
+        return I.LEGAL_CONSULT, 0.4, _words(h.word for h in hits), _HEADINGS_ONLY_OPEN_TO
+    return I.UNCLEAR, 0.6, _words(h.word for h in hits), _ANY
 
 
 def _scores(hits: list[Hit], text: str, entities: QueryEntities) -> dict[IntentType, float]:

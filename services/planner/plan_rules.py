@@ -27,6 +27,7 @@ from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.intents import (
     TASK_REQUEST_WEIGHT,
+    Evidence,
     Hit,
     Topic,
     classify,
@@ -115,9 +116,12 @@ class Plan:
     context_query: str
 
 
-def plan_by_rules(query: str, previous: PriorTurn | None = None, today: date | None = None) -> Plan:
+def plan_by_rules(
+    query: str, previous: PriorTurn | None = None, today: date | None = None, evidence: Evidence | None = None
+) -> Plan:
     """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question.
-    `today` is the day it was asked, against which '내일' or '다음 달 말' is read."""
+    `today` is the day it was asked, against which '내일' or '다음 달 말' is read; `evidence` decides the
+    intent of a new question the words leave unsure of (intents.classify)."""
     text = normalize(query)
     named = extract_entities(text, today=today)
     if previous is not None and followup.is_follow_up(text, previous, named):
@@ -132,7 +136,7 @@ def plan_by_rules(query: str, previous: PriorTurn | None = None, today: date | N
         context = previous.query
     else:
         entities = followup.fee_inputs_from_before(text, named, previous)
-        intent = classify(text, entities)
+        intent = classify(text, entities, evidence)
         step_ids = _step_ids(intent.type, text, entities)
         previous_query, context = None, text
     asked = query if isinstance(query, str) else ""

@@ -17,7 +17,7 @@ from typing import Literal
 
 from contracts.telemetry import LlmCallRecorded
 from services.planner.followup import is_follow_up
-from services.planner.intents import is_small_talk
+from services.planner.intents import Evidence, is_small_talk
 from services.planner.llm_plan import InvalidPlan, PlanningAnswer, plan_from_llm
 from services.planner.plan_rules import Plan, PriorTurn, plan_by_rules
 from services.platform.llm import LlmClient, LlmResult
@@ -31,20 +31,26 @@ class Planned:
 
 
 async def plan(
-    llm: LlmClient, query: str, previous: PriorTurn | None, run_id: str, today: date | None = None
+    llm: LlmClient,
+    query: str,
+    previous: PriorTurn | None,
+    run_id: str,
+    today: date | None = None,
+    evidence: Evidence | None = None,
 ) -> Planned:
-    """The plan for a question asked on `today` (the day in Korea its QueryReceived occurred)."""
+    """The plan for a question asked on `today` (the day in Korea its QueryReceived occurred); the rules
+    read `evidence` (the nearest labelled example) where their words leave them unsure."""
     if is_small_talk(query) or (previous is not None and is_follow_up(query, previous)):
-        return Planned(plan_by_rules(query, previous, today), "rules")
+        return Planned(plan_by_rules(query, previous, today, evidence), "rules")
     result: LlmResult[PlanningAnswer | None] = await llm.structured(
         "planning", {"query": query}, PlanningAnswer, run_id=run_id, fallback=lambda: None
     )
     if result.value is None:  # no endpoint, or no answer that fits the schema
-        return Planned(plan_by_rules(query, previous, today), "rules", [result.record])
+        return Planned(plan_by_rules(query, previous, today, evidence), "rules", [result.record])
     try:
         return Planned(plan_from_llm(result.value, query, previous, today), "llm", [result.record])
     except InvalidPlan as invalid:
         record = result.record.model_copy(
             update={"outcome": "invalid_output", "fallback_used": True, "error": str(invalid)[:500]}
         )
-        return Planned(plan_by_rules(query, previous, today), "rules", [record])
+        return Planned(plan_by_rules(query, previous, today, evidence), "rules", [record])
