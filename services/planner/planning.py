@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -41,16 +42,26 @@ async def plan(
     """The plan for a question asked on `today` (the day in Korea its QueryReceived occurred); the rules
     read `evidence` (the nearest labelled example) where their words leave them unsure."""
     if is_small_talk(query) or (previous is not None and is_follow_up(query, previous)):
-        return Planned(plan_by_rules(query, previous, today, evidence), "rules")
+        return Planned(await _by_rules(query, previous, today, evidence), "rules")
     result: LlmResult[PlanningAnswer | None] = await llm.structured(
         "planning", {"query": query}, PlanningAnswer, run_id=run_id, fallback=lambda: None
     )
     if result.value is None:  # no endpoint, or no answer that fits the schema
-        return Planned(plan_by_rules(query, previous, today, evidence), "rules", [result.record])
+        return Planned(await _by_rules(query, previous, today, evidence), "rules", [result.record])
     try:
         return Planned(plan_from_llm(result.value, query, previous, today), "llm", [result.record])
     except InvalidPlan as invalid:
         record = result.record.model_copy(
             update={"outcome": "invalid_output", "fallback_used": True, "error": str(invalid)[:500]}
         )
-        return Planned(plan_by_rules(query, previous, today, evidence), "rules", [record])
+        return Planned(await _by_rules(query, previous, today, evidence), "rules", [record])
+
+
+async def _by_rules(
+    query: str, previous: PriorTurn | None, today: date | None, evidence: Evidence | None
+) -> Plan:
+    """The rules' plan; with the evidence, in a worker thread: an unsure question's embedding (20-35 ms)
+    must not hold the planner's event loop."""
+    if evidence is None:
+        return plan_by_rules(query, previous, today)
+    return await asyncio.to_thread(plan_by_rules, query, previous, today, evidence)

@@ -21,8 +21,9 @@ import statistics
 import time
 from pathlib import Path
 
+from services.platform.e5 import LocalE5
 from services.search.legal.dense import DenseConfig, DenseIndex, ShippedVectors
-from services.search.legal.e5 import SHIPPED, LocalE5
+from services.search.legal.e5 import SHIPPED
 from services.search.legal.search import LegalIndex
 from services.search.legal.terms import FIELDS, corpus_terms, field_texts
 from services.search.legal.tokens import Analyzer

@@ -18,8 +18,6 @@ from services.platform.e5 import load_local_e5 as load_platform_e5
 from services.search.legal.articles import corpus_articles
 from services.search.legal.dense import DenseConfig, ShippedVectors
 
-__all__ = ["SHIPPED", "LocalE5", "load_local_e5"]
-
 SHIPPED = Path(__file__).resolve().parents[3] / "infra" / "seed" / "legal" / "embeddings.npz"
 
 
