@@ -24,7 +24,7 @@ from services.analysis.loans.loan_simulation import loan_simulation
 from services.analysis.policy.matching import policy_matching
 from services.analysis.returns.roi_analysis import roi_analysis
 from services.analysis.rules.library import Library
-from services.housing.brokerage import BROKERAGE_FEE_WORDS
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
-from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.entities import extract_entities
 from services.housing.places import default_gazetteer, regions_named
 from services.housing.text import normalize
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS
 from services.planner.intents import find_hits
 
 MAX_FOLLOW_UP_CHARS = 30

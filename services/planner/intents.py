@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Protocol
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
-from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.constraints import stated_with_figures
 from services.housing.contract_text import looks_like_contract
 from services.housing.entities import extract_entities
@@ -34,6 +33,7 @@ from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS
 
 if TYPE_CHECKING:
     from services.planner.evidence import Neighbour

@@ -17,12 +17,11 @@ from datetime import date
 from contracts.entities import DealType, QueryEntities
 from contracts.steps import inputs_for_plan, plan_inputs
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, Team
-from services.housing.amounts import CONVERSION, read_amounts
-from services.housing.brokerage import BROKERAGE_FEE_WORDS
+from services.housing.amounts import CONVERSION
 from services.housing.coverage import listings_serve
 from services.housing.entities import extract_entities
 from services.housing.text import normalize
-from services.housing.vocabulary import speaks_only_of_a_sale
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS, speaks_only_of_a_sale
 from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.intents import (
@@ -209,9 +208,7 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids += _clause_steps(clause, intent, entities)
     hits = find_hits(text)
     # A change of rent said across clauses ("보증금에서 8천 빼주고 그만큼 월세로 …"): its figure is asked too.
-    changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in hits) or any(
-        a.change in ("to", "by") and a.role in ("deposit", "monthly_rent") for a in read_amounts(text)
-    )
+    changes_rent = any(h.signal.topic is Topic.RENT_CHANGE for h in hits)
     if changes_rent and (_has_figures(entities) or _ASKS_FOR_CHECK.search(text)):
         ids.append(S.CHECK_RENT_INCREASE)
     if _needs_loan_figures(hits, text, entities):

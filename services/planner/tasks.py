@@ -8,9 +8,9 @@ import re
 from contracts.entities import PropertyType, QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
-from services.housing.brokerage import BROKERAGE_FEE_WORDS
 from services.housing.entities import asked_bounds_text
 from services.housing.money import format_manwon
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS
 from services.planner.intents import Topic, find_hits, is_evidence
 from services.planner.steps import StepId
 
