@@ -29,6 +29,7 @@ from services.search.legal.bm25 import BM25
 from services.search.legal.citations import CitationParser, CitationRef
 from services.search.legal.dense import DenseIndex
 from services.search.legal.excerpt import excerpt
+from services.search.legal.general import GeneralArticles, asked_rules
 from services.search.legal.terms import FIELDS, FieldTerms, field_texts
 from services.search.legal.tokens import Analyzer
 
@@ -113,6 +114,7 @@ class LegalIndex:
             if weights[f] and vw
         ]
         self._prior = np.array([self._article_prior(a) for a in self.articles])
+        self.general = GeneralArticles(self.articles)
         self._by_id = {a.article_id: a for a in self.articles}
         self._by_number: dict[tuple[str, str], list[int]] = {}
         for i, a in enumerate(self.articles):
@@ -172,7 +174,7 @@ class LegalIndex:
             ranked = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
         else:
             ranked = lexical
-        order = list(dict.fromkeys([*cited, *ranked]))[:limit]
+        order = self.general.placed(list(dict.fromkeys([*cited, *ranked])), query, limit, allowed)
         query_words = _words(terms)
         dense_rank = {i: r for r, i in enumerate(dense or [], 1)}
         return [self._hit(i, scores[i], query_words, refs, i in cited, dense_rank.get(i)) for i in order]
@@ -302,30 +304,14 @@ EVERYDAY_TO_STATUTE = {
 }
 # What a question asks for, said the everyday way: "…이 될 수 없는 사람" asks for the disqualifications
 # (결격사유). ("몇 년 안에" read as 기간 was measured and ranked 임대차기간 over the deadlines asked for.)
-# "왜 만든 법이에요?", "…의 취지가 뭐예요": what the law is for is its 목적 article (제1조 in every law).
-EVERYDAY_ASKS = (
-    (re.compile(r"될\s*수\s*없|되지\s*못|못\s*되"), "결격"),
-    (
-        re.compile(
-            r"(?:왜|뭘\s*하려고|무엇을\s*위해|무슨\s*목적으로?)\s*(?:만든|만들어|생긴)|(?:목적|취지)\S{0,2}\s*(?:뭐|무엇|뭔)"
-        ),
-        "목적",
-    ),
-)
-
-
-# "민간임대주택이란 무엇인가요?", "…의 뜻": a question asking what a term means is answered by the law's
-# definitions article (제2조(정의) in most laws), whose title is that one word.
-_ASKS_DEFINITION = re.compile(
-    r"(?:이)?란\s*(?:무엇|뭐|뭔|어떤\s*것)|(?:의|이란)\s*(?:뜻|정의|개념)|무엇을\s*말"
-)
+# A general rule asked for (목적, 정의: general.py) adds its title's word.
+EVERYDAY_ASKS = ((re.compile(r"될\s*수\s*없|되지\s*못|못\s*되"), "결격"),)
 
 
 def _statute_words(query: str) -> list[str]:
     words = [statute for everyday, statute in EVERYDAY_TO_STATUTE.items() if everyday in query]
     words += [statute for asked, statute in EVERYDAY_ASKS if asked.search(query)]
-    asks = _ASKS_DEFINITION.search(query) and "정의" not in query  # said already: counted once
-    return [*words, "정의"] if asks else words
+    return words + [r.name for r in asked_rules(query) if r.first and r.name not in query]
 
 
 def _ranking(scores: np.ndarray, allowed: np.ndarray, positive: bool) -> list[int]:
