@@ -4,7 +4,7 @@ Every service imports this package and nothing else of the project's domain.
 Importing it registers every event type, so `registry.parse` knows them all.
 """
 
-from contracts import gateway, planner, supervisor, teams, telemetry  # noqa: F401  (registration)
+from contracts import gateway, people, planner, supervisor, teams, telemetry  # noqa: F401  (registration)
 from contracts.envelope import Envelope, TraceContext, caused_by, new_envelope, run_stream
 from contracts.events import Event
 from contracts.registry import REGISTRY, UnknownEventType

@@ -102,6 +102,41 @@ class CancelAccepted(Answer):
     position: int = Field(description="the RunCancelRequested event's position")
 
 
+# --- people and what Jipsa remembers of them
+
+
+class PersonCreated(Answer):
+    person_id: str
+    token: str = Field(
+        description="the person's bearer token, shown once: `POST /api/sessions` with it makes a session of "
+        "theirs, and it opens /api/people/me"
+    )
+
+
+class MemoryItem(Answer):
+    """One thing Jipsa remembers of the person, and where it came from."""
+
+    id: str = Field(description="the item's id, for `DELETE /api/people/me/memory/{item_id}`")
+    kind: Literal["fact", "place", "property_type", "deal_type", "conversation"]
+    value: str = Field(description="as the person reads it: '연소득 3,800만원', '관악구', '전세'")
+    run_id: str = Field(description="the run it was said in")
+    session_id: str | None
+    said_at: IsoTime
+
+
+class PersonMemory(Answer):
+    person_id: str
+    remembering: bool = Field(description="off: nothing new is remembered and nothing remembered is used")
+    items: list[MemoryItem] = Field(description="oldest first")
+    forgotten_at: IsoTime | None = Field(description="when 모두 잊기 last happened (not what it dropped)")
+
+
+class MemoryChanged(Answer):
+    """The change is recorded, and the memory shown reflects it."""
+
+    position: int = Field(description="the recording event's position in the log")
+
+
 # --- probes
 
 

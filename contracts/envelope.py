@@ -34,6 +34,8 @@ class Envelope(BaseModel):
     correlation_id: str = Field(min_length=1, max_length=100)
     causation_id: UUID | None = None
     session_id: str | None = Field(default=None, max_length=100)
+    # The person whose session it is, if any: what they say about themselves is sealed with their key.
+    person_id: str | None = Field(default=None, max_length=100)
     producer: str = Field(min_length=1, max_length=50)
     trace: TraceContext = TraceContext()
     data: dict[str, Any]
@@ -51,10 +53,11 @@ def new_envelope(
     correlation_id: str,
     causation: Envelope | None = None,
     session_id: str | None = None,
+    person_id: str | None = None,
     event_id: UUID | None = None,
     occurred_at: datetime | None = None,
 ) -> Envelope:
-    """Wrap a payload. A caused event inherits the session and trace of its cause."""
+    """Wrap a payload. A caused event inherits the session, person and trace of its cause."""
     return Envelope(
         event_id=event_id or uuid4(),
         event_type=event.event_type,
@@ -64,6 +67,7 @@ def new_envelope(
         correlation_id=correlation_id,
         causation_id=causation.event_id if causation else None,
         session_id=session_id if session_id is not None else (causation.session_id if causation else None),
+        person_id=person_id if person_id is not None else (causation.person_id if causation else None),
         producer=event.producer,
         trace=causation.trace if causation else TraceContext(),
         data=event.model_dump(mode="json"),

@@ -29,6 +29,7 @@ from pydantic import BaseModel, TypeAdapter
 from contracts import REGISTRY, Envelope, Event, run_stream
 from contracts.compat import breaking_changes
 from contracts.consumers import CONSUMERS, EVERY_EVENT_CONSUMERS
+from contracts.people import person_stream
 from contracts.subjects import DEFAULT_NAMESPACE, subject_of
 from contracts.websocket import CLIENT_FRAMES, SERVER_MESSAGES
 
@@ -233,14 +234,16 @@ def example_envelope(model: type[Event], payload: dict[str, Any], name: str) -> 
     The payload is not validated here: a model change that invalidates an example is for
     the contract tests to name, not for the export to crash on.
     """
-    run_id = payload["run_id"]  # every event belongs to a run, and is appended to the run's stream
+    # An event belongs to a run, and is appended to the run's stream, or else to a person's own stream.
+    run_id = payload.get("run_id")
+    stream = run_stream(run_id) if run_id else person_stream(payload["person_id"])
     envelope = Envelope(
         event_id=uuid5(EXAMPLE_IDS, name),
         event_type=model.event_type,
         schema_version=version(model),
-        stream_id=run_stream(run_id),
+        stream_id=stream,
         occurred_at=EXAMPLE_TIME,
-        correlation_id=run_id,
+        correlation_id=run_id or stream,
         producer=model.producer,
         data=payload,
     )

@@ -71,6 +71,11 @@ class StepInputs(Frozen):
         description="the entities fields the person stated in an earlier turn of the session, not in this "
         "one ('월세 40 내요' then '50으로 올린대요'): the answer says they come from earlier",
     )
+    recalled: list[str] = Field(
+        default=[],
+        description="those of `remembered` the person stated in an earlier conversation (another session), "
+        "which Jipsa remembers of them: the answer says '지난번에 말씀하신'",
+    )
     said_on: date | None = Field(
         default=None,
         description="the day in Korea the person asked (QueryReceived's time): dates said relative to it "

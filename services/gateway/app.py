@@ -24,6 +24,7 @@ from services.gateway.handlers import RunRequests
 from services.gateway.health import router as health_router
 from services.gateway.held_bus import HeldBus
 from services.gateway.operator.routes import OperatorConfig, mount_operator
+from services.gateway.people import People
 from services.gateway.ports import Ports
 from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
@@ -33,6 +34,7 @@ from services.gateway.web.documents import router as documents_router
 from services.gateway.web.maps.routes import router as map_router
 from services.gateway.web.maps.snapshot import SEED_DIR, MapSnapshot
 from services.gateway.web.page import mount_page
+from services.gateway.web.people import router as people_router
 from services.gateway.web.rest import router, store_unreachable
 from services.platform.db import open_pool
 from services.platform.settings import stream_name_for
@@ -70,12 +72,15 @@ def create_app(
             task.add_done_callback(partial(_report_follower_end, on_follower_failure))
             bus = HeldBus(namespace)
             holding = asyncio.create_task(bus.hold(nats_url), name="gateway-nats")
+            sessions = Sessions(ready_pool, settings.store_timeout_s)
+            announce = bus.announce if namespace is not None else None
             app.state.ports = Ports(
                 settings=settings,
                 bus=bus,
-                sessions=Sessions(ready_pool, settings.store_timeout_s),
+                sessions=sessions,
+                people=People(reads, announce),
                 reads=reads,
-                requests=RunRequests(reads, bus.announce if namespace is not None else None),
+                requests=RunRequests(reads, announce, person_of=sessions.person_of),
                 follower=follower,
                 follower_task=task,
             )
@@ -96,6 +101,7 @@ def create_app(
     app.add_exception_handler(psycopg.OperationalError, store_unreachable)
     app.include_router(router)
     app.include_router(documents_router)
+    app.include_router(people_router)
     app.include_router(health_router)
     app.include_router(map_router)
     app.state.map_snapshot = MapSnapshot.load(SEED_DIR)

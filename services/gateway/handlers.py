@@ -10,7 +10,7 @@ of the run (the supervisor, a team) costs a re-read too, hence a few tries befor
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from contracts import Envelope, run_stream
@@ -62,9 +62,14 @@ class RunRequests:
     event right after its commit (HeldBus.announce); the relay's copy is then the safety net."""
 
     def __init__(
-        self, reads: Reads, announce: Announce | None = None, clock: Callable[[], datetime] = utc_now
+        self,
+        reads: Reads,
+        announce: Announce | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        person_of: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> None:
         self.reads, self.announce, self.clock = reads, announce, clock
+        self.person_of = person_of  # whose session it is (Sessions.person_of); a question carries it
 
     async def ask(self, session_id: str, frame: QueryFrame) -> Recorded:
         """A message that answers a form a run of the session waits on goes to that run, which goes on;
@@ -72,7 +77,8 @@ class RunRequests:
         envelope, and every event the run causes inherits it."""
         if answered := await self._answer_form(session_id, frame.query):
             return answered
-        envelope = person_events.query_received(frame, session_id)
+        person_id = await self.person_of(session_id) if self.person_of is not None else None
+        envelope = person_events.query_received(frame, session_id, person_id)
         with telemetry.root_span("run", telemetry.envelope_attributes(envelope)):
             return await self._append(envelope.model_copy(update={"trace": telemetry.trace_context_now()}))
 

@@ -9,6 +9,7 @@ from services.gateway.feed.follower import Follower
 from services.gateway.feed.reads import Reads
 from services.gateway.handlers import RunRequests
 from services.gateway.held_bus import HeldBus
+from services.gateway.people import People
 from services.gateway.sessions import Sessions
 from services.gateway.settings import GatewaySettings
 
@@ -18,6 +19,7 @@ class Ports:
     settings: GatewaySettings
     bus: HeldBus  # the one NATS connection, for /readyz
     sessions: Sessions
+    people: People
     reads: Reads
     requests: RunRequests
     follower: Follower

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from pydantic import ValidationError
+
 from contracts.entities import QueryEntities
 from services.housing.money import format_manwon
 
@@ -56,15 +58,32 @@ def with_earlier_facts(current: QueryEntities, earlier: Facts) -> tuple[QueryEnt
     return current.model_copy(update=taken), sorted(taken)
 
 
-def said_before(entities: QueryEntities, remembered: Sequence[str]) -> str | None:
-    """The sentence that says which figures of an answer come from earlier turns: '앞서 말씀하신 보증금
-    1억원, 월세 40만원 기준입니다.'"""
-    figures = [
+def said_before(
+    entities: QueryEntities, remembered: Sequence[str], recalled: Sequence[str] = ()
+) -> str | None:
+    """The sentence that says which figures of an answer come from earlier turns ('앞서 말씀하신 보증금
+    1억원, 월세 40만원 기준입니다.'), those `recalled` from an earlier conversation (memory.py) said so:
+    '지난번에 말씀하신 연소득 3,800만원 기준입니다.'"""
+    earlier = _figures(entities, [n for n in remembered if n in recalled])
+    now = _figures(entities, [n for n in remembered if n not in recalled])
+    parts = [f"지난번에 말씀하신 {earlier}"] * bool(earlier) + [f"앞서 말씀하신 {now}"] * bool(now)
+    return f"{', '.join(parts)} 기준입니다." if parts else None
+
+
+def reading_of(entities: Mapping[str, object]) -> QueryEntities:
+    """An intent's entities (a dict on the wire) as the typed reading; unreadable ones count as none."""
+    try:
+        return QueryEntities.model_validate(entities)
+    except ValidationError:
+        return QueryEntities()
+
+
+def _figures(entities: QueryEntities, names: Sequence[str]) -> str:
+    return ", ".join(
         f"{FACT_LABELS[name]} {format_manwon(value)}"
         for name in FACT_LABELS
-        if name in remembered and (value := getattr(entities, name)) is not None
-    ]
-    return f"앞서 말씀하신 {', '.join(figures)} 기준입니다." if figures else None
+        if name in names and (value := getattr(entities, name)) is not None
+    )
 
 
 def _group_stated(reading: QueryEntities, group: tuple[str, ...]) -> dict[str, int]:

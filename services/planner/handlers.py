@@ -2,8 +2,8 @@
 
 The mode and the plan are planning.py's; this reads the session's previous run from the store (its
 latest PlanReady and QueryReceived), the source of truth, in the handler's own transaction, and the
-facts the person stated in earlier turns (remembered.py), which every step gets unless this turn says
-otherwise.
+facts the person stated before (remembered.py): in the session's earlier turns, or, for a person's
+session, in any conversation Jipsa remembers. Every step gets them unless this turn says otherwise.
 """
 
 from __future__ import annotations
@@ -13,18 +13,25 @@ from datetime import date
 
 from psycopg import AsyncConnection
 
-from contracts import caused_by
+from contracts import Envelope, caused_by
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
 from contracts.values import PlanStep
 from services.housing.dates import korean_day
+from services.housing.memory import REMEMBERED_TYPES, Said, memory_of
 from services.planner.intents import Evidence
 from services.planner.plan_rules import PriorTurn
 from services.planner.planning import plan
-from services.planner.remembered import facts_of, intent_remembering, steps_remembering
+from services.planner.remembered import (
+    Remembered,
+    facts_of,
+    facts_of_person,
+    intent_remembering,
+    steps_remembering,
+)
 from services.platform.consumer import HandlerContext, Outcome, Subscription
 from services.platform.llm import LlmClient
-from services.platform.store_reads import earlier_plans, previous_plan
+from services.platform.store_reads import earlier_plans, person_events, previous_plan
 
 
 @dataclass(frozen=True)
@@ -40,11 +47,11 @@ class Planner:
         previous = await previous_turn(ctx.conn, ctx.envelope.session_id, query.run_id)
         asked_on = korean_day(ctx.envelope.occurred_at)  # the turn's own time, so a replay reads the same
         planned = await plan(self.llm, query.query, previous, query.run_id, asked_on, self.evidence)
-        facts = await facts_said_before(ctx.conn, ctx.envelope.session_id, query.run_id)
+        remembered = await remembered_before(ctx.conn, ctx.envelope, query.run_id)
         ready = PlanReady(
             run_id=query.run_id,
-            intent=intent_remembering(planned.plan.intent, facts),
-            steps=said_on(steps_remembering(planned.plan.steps, facts), asked_on),
+            intent=intent_remembering(planned.plan.intent, remembered),
+            steps=said_on(steps_remembering(planned.plan.steps, remembered), asked_on),
             strategy=planned.plan.strategy,
             estimated_total_s=planned.plan.estimated_total_s,
             mode=planned.mode,
@@ -57,11 +64,17 @@ def said_on(steps: list[PlanStep], day: date) -> list[PlanStep]:
     return [step.model_copy(update={"inputs": {**step.inputs, "said_on": day.isoformat()}}) for step in steps]
 
 
-async def facts_said_before(conn: AsyncConnection, session_id: str | None, run_id: str) -> dict[str, int]:
-    """What the person stated in the session's earlier turns (their lease, income ...), newest winning."""
-    if session_id is None:
-        return {}
-    return facts_of(await earlier_plans(conn, session_id, before_run=run_id))
+async def remembered_before(conn: AsyncConnection, asked: Envelope, run_id: str) -> Remembered:
+    """What the person stated before this run: what Jipsa remembers of them while they let it, else
+    what they said in the session's earlier turns (the conversation itself)."""
+    if asked.person_id is not None:
+        said = await person_events(conn, asked.person_id, REMEMBERED_TYPES, but_run=run_id)
+        memory = memory_of(asked.person_id, (Said.of(r.position, r.envelope) for r in said))
+        if memory.remembering:
+            return facts_of_person(memory, asked.session_id)
+    if asked.session_id is None:
+        return Remembered()
+    return facts_of(await earlier_plans(conn, asked.session_id, before_run=run_id))
 
 
 async def previous_turn(conn: AsyncConnection, session_id: str | None, run_id: str) -> PriorTurn | None:

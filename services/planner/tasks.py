@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from contracts.entities import PropertyType, QueryEntities
+from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
 from services.housing.entities import asked_bounds_text
+from services.housing.labels import DEAL_LABELS, PROPERTY_LABELS
 from services.housing.money import format_manwon
 from services.housing.vocabulary import BROKERAGE_FEE_WORDS
 from services.planner.intents import Topic, find_hits, is_evidence
@@ -17,15 +18,6 @@ from services.planner.steps import StepId
 I = IntentType  # noqa: E741
 S = StepId
 
-_PROPERTY_LABEL = {
-    PropertyType.APARTMENT: "아파트",
-    PropertyType.OFFICETEL: "오피스텔",
-    PropertyType.VILLA: "빌라",
-    PropertyType.ONEROOM: "원룸",
-    PropertyType.HOUSE: "단독·다가구 주택",
-    PropertyType.COMMERCIAL: "상가",
-}
-_DEAL_LABEL = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
 # (words, law, provision): the statutes and provisions a legal search looks for; a row without a
 # provision names the law only, and the question's own legal words say what to look for in it.
 _LEGAL_TOPICS = (
@@ -108,8 +100,8 @@ def _scope(entities: QueryEntities, with_deal: bool = True) -> str:
         where = "·".join(entities.stations) + " 인근"
     else:
         where = " ".join(["·".join(entities.gu), "·".join(entities.dong)]).strip()
-    kinds = "·".join(_PROPERTY_LABEL[p] for p in entities.property_types)
-    deal = _DEAL_LABEL.get(entities.deal_type or "", "") if with_deal else ""
+    kinds = "·".join(PROPERTY_LABELS[p] for p in entities.property_types)
+    deal = DEAL_LABELS.get(entities.deal_type or "", "") if with_deal else ""
     return _join(where, entities.size_text, kinds, deal)
 
 
@@ -188,6 +180,6 @@ def _loan_simulation_task(entities: QueryEntities, market_scope: str) -> str:
 
 
 def _lease_task(entities: QueryEntities, after_search: bool) -> str:
-    deal = _DEAL_LABEL.get(entities.deal_type or "", "")
+    deal = DEAL_LABELS.get(entities.deal_type or "", "")
     basis = "조회한 매물 기준" if after_search else ""
     return _join(basis, deal, "주택임대차 표준계약서 초안 작성(빈 항목은 사용자에게 확인)")

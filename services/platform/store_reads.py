@@ -246,6 +246,25 @@ async def earlier_plans(conn: AsyncConnection, session_id: str, before_run: str)
     return [cast(PlanReady, row.event()) for row in rows]
 
 
+async def person_events(
+    conn: AsyncConnection,
+    person_id: str,
+    event_types: Sequence[str],
+    *,
+    after: int = 0,
+    but_run: str | None = None,
+) -> list[Recorded]:
+    """One person's events of `event_types` after position `after`, in log order (the `events_person`
+    index), leaving out those of `but_run` (the run being planned): what Jipsa remembers of a person is
+    a fold of them all."""
+    return await _recorded(
+        conn,
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE metadata->>'person_id' = %s AND event_type = ANY(%s)"
+        " AND position > %s AND correlation_id IS DISTINCT FROM %s ORDER BY position",
+        (person_id, list(event_types), after, but_run),
+    )
+
+
 @dataclass(frozen=True)
 class StreamActivity:
     """What a stretch of the log holds of one stream: its first and last position there, when its

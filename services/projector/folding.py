@@ -25,9 +25,9 @@ from services.platform.eventstore import Recorded
 
 @dataclass(frozen=True, slots=True)
 class Logged:
-    """An event as the folds read it: where it is in the log, its run and session, when it happened, and
-    its payload. The projector reads these columns alone and builds no envelope: validating one per
-    event was a fifth of a rebuild's time in a profile."""
+    """An event as the folds read it: where it is in the log, its run, session and person, when it
+    happened, and its payload. The projector reads these columns alone and builds no envelope:
+    validating one per event was a fifth of a rebuild's time in a profile."""
 
     position: int
     event_type: str
@@ -36,6 +36,7 @@ class Logged:
     session_id: str | None
     occurred_at: datetime
     data: dict[str, Any]
+    person_id: str | None = None
 
     @classmethod
     def of(cls, record: Recorded) -> Logged:
@@ -48,6 +49,7 @@ class Logged:
             e.session_id,
             e.occurred_at,
             e.data,
+            e.person_id,
         )
 
     def event(self) -> Event:

@@ -1,5 +1,6 @@
 """The projector's handler: a batch of the log in, the rows of the runs it touches out (todo and final
-state, folded by todo.py and final_state.py), inside the transaction runner.py holds with the checkpoint."""
+state, folded by todo.py and final_state.py) and of the people it touches (memories.py), inside the
+transaction runner.py holds with the checkpoint."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from psycopg import AsyncConnection
 from services.projector import final_state, todo
 from services.projector.final_state import FinalState
 from services.projector.folding import State, fold_runs
+from services.projector.memories import fold_memories, load_memories, people_of, save_memories
 from services.projector.recent import RecentStates
 from services.projector.store import (
     Batch,
@@ -39,6 +41,9 @@ async def apply(conn: AsyncConnection, batch: Batch, held: Held) -> Stand:
     new_finals = fold_runs(final_state.evolve, batch.records, finals)
     await save_todos(conn, _changed(todos, new_todos), todos)
     await save_final_states(conn, _changed(finals, new_finals), finals)
+    await save_memories(
+        conn, *fold_memories(batch.records, await load_memories(conn, people_of(batch.records)))
+    )
     ended = {run_id for run_id, state in new_finals.items() if state.status in final_state.TERMINAL}
     held.todos.keep(new_todos.items(), ended)
     held.finals.keep(new_finals.items(), ended)

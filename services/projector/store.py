@@ -31,6 +31,7 @@ PROJECTION_TABLES: dict[str, str] = {
     "todo_steps": "run_id, step_id",
     "final_states": "run_id",
     "session_runs": "session_id, run_id",
+    "memories": "person_id",
 }
 
 _TODO_COLUMNS = ("run_id", "session_id", "last_position")
@@ -90,7 +91,8 @@ async def clear(conn: AsyncConnection) -> None:
 # What a fold reads of each event (folding.Logged), in its fields' order.
 _LOGGED_COLUMNS = (
     "e.position, e.event_type, e.schema_version, e.correlation_id AS run_id,"
-    " e.metadata->>'session_id' AS session_id, e.metadata->>'occurred_at' AS occurred_at, e.data"
+    " e.metadata->>'session_id' AS session_id, e.metadata->>'occurred_at' AS occurred_at, e.data,"
+    " e.metadata->>'person_id' AS person_id"
 )
 _BATCH_SQL = (
     f"SELECT {_LOGGED_COLUMNS}, t.last_position AS todo_at, f.last_position AS final_at"
@@ -158,6 +160,7 @@ def _logged(row: dict[str, Any]) -> Logged:
         row["session_id"],
         datetime.fromisoformat(row["occurred_at"]),  # as the envelope's model reads the same ISO text
         row["data"],
+        row["person_id"],
     )
 
 

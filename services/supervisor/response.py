@@ -103,7 +103,9 @@ def _said_before(done: Done) -> str | None:
     """Which figures the answer took from the person's earlier turns ('앞서 말씀하신 월세 40만원 기준'),
     read from the steps that answered with them."""
     remembered = [step.inputs for step, _ in done if step.inputs.remembered]
-    return said_before(remembered[0].entities, remembered[0].remembered) if remembered else None
+    if not remembered:
+        return None
+    return said_before(remembered[0].entities, remembered[0].remembered, remembered[0].recalled)
 
 
 MAX_QUOTED = 3  # articles quoted in the text; the others are named after them

@@ -34,7 +34,8 @@ def test_an_example_validates_against_its_model(model: type[Event], payload: dic
 @pytest.mark.parametrize(("model", "payload"), EXAMPLES)
 def test_an_example_round_trips_through_the_envelope(model: type[Event], payload: dict[str, Any]) -> None:
     event = model.model_validate(payload)
-    envelope = new_envelope(event, stream_id=f"run-{payload['run_id']}", correlation_id=payload["run_id"])
+    stream = f"run-{payload['run_id']}" if "run_id" in payload else f"person-{payload['person_id']}"
+    envelope = new_envelope(event, stream_id=stream, correlation_id=payload.get("run_id", stream))
 
     received = Envelope.model_validate_json(envelope.model_dump_json())
     read = REGISTRY.parse(received.event_type, received.schema_version, received.data)

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.contract
 SUCCESS = ("200", "201", "202")
 # The map's routes answer from the public listing snapshot: no token, like the probes.
 OPEN_ROUTES = {
-    ("post", "/api/sessions"),
+    ("post", "/api/people"),
     ("get", "/livez"),
     ("get", "/readyz"),
     ("get", "/healthz"),
@@ -54,6 +54,11 @@ def test_the_routes_are_the_gateways(openapi: dict[str, Any]) -> None:
         ("get", "/api/runs/{run_id}/events"),
         ("post", "/api/sessions/{session_id}/runs/{run_id}/cancel"),
         ("get", "/api/documents/{artifact_id}"),
+        ("post", "/api/sessions"),
+        ("get", "/api/people/me/memory"),
+        ("delete", "/api/people/me/memory/{item_id}"),
+        ("delete", "/api/people/me/memory"),
+        ("put", "/api/people/me/remembering"),
         ("get", "/api/operator/overview"),
         ("get", "/api/operator/runs/{run_id}/timeline"),
         ("post", "/api/operator/dead-letters/{letter_id}/redrive"),
@@ -110,10 +115,17 @@ def test_the_map_is_typed_for_another_client(openapi: dict[str, Any]) -> None:
     } <= complexes_params
 
 
+def test_a_persons_memory_is_typed_item_by_item(openapi: dict[str, Any]) -> None:
+    schemas = openapi["components"]["schemas"]
+    assert {"id", "kind", "value", "run_id", "said_at"} <= set(schemas["MemoryItem"]["required"])
+    assert {"person_id", "token"} <= set(schemas["PersonCreated"]["required"])
+
+
 def test_the_bearer_schemes_are_declared(openapi: dict[str, Any]) -> None:
     schemes = openapi["components"]["securitySchemes"]
     assert {name: (s["type"], s["scheme"]) for name, s in schemes.items()} == {
         "session": ("http", "bearer"),
+        "person": ("http", "bearer"),
         "operator": ("http", "bearer"),
     }
 
@@ -122,7 +134,14 @@ def test_each_route_names_the_token_it_checks(openapi: dict[str, Any]) -> None:
     def expected(method: str, path: str) -> list[dict[str, list[str]]] | None:
         if (method, path) in OPEN_ROUTES:
             return None
-        return [{"operator": []}] if path.startswith("/api/operator/") else [{"session": []}]
+        if path.startswith("/api/operator/"):
+            return [{"operator": []}]
+        # A session is made of a person when their token comes with the request (optional there).
+        return (
+            [{"person": []}]
+            if path.startswith("/api/people/") or path == "/api/sessions"
+            else [{"session": []}]
+        )
 
     assert {(m, p): op.get("security") for m, p, op in operations(openapi)} == {
         (m, p): expected(m, p) for m, p, _ in operations(openapi)

@@ -14,7 +14,7 @@ from services.document.common.draft import turns_said
 from services.housing.conversation import facts_stated, said_before, with_earlier_facts
 from services.housing.entities import extract_entities
 from services.planner.plan_rules import plan_by_rules
-from services.planner.remembered import intent_remembering, steps_remembering
+from services.planner.remembered import Remembered, intent_remembering, steps_remembering
 from services.platform.team import StepWork
 
 pytestmark = pytest.mark.unit
@@ -76,19 +76,20 @@ def test_a_turn_that_states_everything_takes_nothing_from_before(deposit, income
 def test_every_step_of_the_plan_gets_the_facts_and_knows_they_came_from_before() -> None:
     facts = facts_stated([extract_entities("저 지금 송파구 아파트에 전세 3억6천 살고 있어요")])
     plan = plan_by_rules("재계약 때 집주인이 최대 얼마까지 올릴 수 있어요?")
-    steps = steps_remembering(plan.steps, facts)
+    steps = steps_remembering(plan.steps, Remembered(facts))
     assert "check-rent-increase" in [s.step_id for s in steps]
     for step in steps:
         inputs = plan_inputs(step.inputs)
         assert (inputs.entities.deposit_manwon, inputs.remembered) == (36000, ["deposit_manwon"])
-    intent = intent_remembering(plan.intent, facts)
+    intent = intent_remembering(plan.intent, Remembered(facts))
     assert facts_stated([QueryEntities.model_validate(intent.entities)]) == facts  # the next turn finds them
 
 
 def test_without_earlier_facts_the_plan_is_unchanged() -> None:
     plan = plan_by_rules("강남구 전세 시세 알려줘")
-    assert steps_remembering(plan.steps, {}) == plan.steps
-    assert intent_remembering(Intent(type=IntentType.MARKET_INQUIRY, confidence=0.9), {}).entities == {}
+    assert steps_remembering(plan.steps, Remembered()) == plan.steps
+    intent = Intent(type=IntentType.MARKET_INQUIRY, confidence=0.9)
+    assert intent_remembering(intent, Remembered()).entities == {}
 
 
 def test_a_reply_typed_while_answering_is_read_after_the_query() -> None:

@@ -38,7 +38,12 @@ EDITABLE = ("team", "task", "depends_on")
 
 
 def _envelope(
-    event: Event, run_id: str, session_id: str, cause: Envelope | None, occurred_at: datetime | None = None
+    event: Event,
+    run_id: str,
+    session_id: str,
+    cause: Envelope | None,
+    occurred_at: datetime | None = None,
+    person_id: str | None = None,
 ) -> Envelope:
     return new_envelope(
         event,
@@ -46,16 +51,17 @@ def _envelope(
         correlation_id=run_id,
         causation=cause,
         session_id=session_id,
+        person_id=person_id,
         occurred_at=occurred_at,
     )
 
 
-def query_received(frame: QueryFrame, session_id: str) -> Envelope:
+def query_received(frame: QueryFrame, session_id: str, person_id: str | None = None) -> Envelope:
+    """A new run's question; a person's session (`person_id`) makes it, and all it causes, theirs."""
     run_id = uuid4().hex
     options = QueryOptions(require_approval=frame.require_approval)
-    return _envelope(
-        QueryReceived(run_id=run_id, query=frame.query, options=options), run_id, session_id, None
-    )
+    question = QueryReceived(run_id=run_id, query=frame.query, options=options)
+    return _envelope(question, run_id, session_id, None, person_id=person_id)
 
 
 def plan_answered(frame: InterruptResponseFrame, session_id: str, asked: Envelope) -> Envelope:

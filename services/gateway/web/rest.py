@@ -1,4 +1,5 @@
-"""The REST side: sessions, a session's runs, a run's state and events, cancelling (health: ../health.py).
+"""The REST side: sessions, a session's runs, a run's state and events, cancelling (health: ../health.py;
+people and their memory: people.py).
 
 A token is presented as `Authorization: Bearer <token>` (the `session` scheme in /openapi.json, where each
 route's answer is a model of contracts/api.py): missing or unknown is 401, a valid token used
@@ -103,6 +104,22 @@ async def session_of(request: Request, ports: PortsDep, bearer: Bearer) -> str:
 
 SessionDep = Annotated[str, Depends(session_of)]
 
+# The person's token (web/people.py): it opens /api/people/me and makes a session theirs.
+PERSON_BEARER = HTTPBearer(
+    scheme_name="person", description="the token `POST /api/people` returned", auto_error=False
+)
+PersonBearer = Annotated[HTTPAuthorizationCredentials | None, Depends(PERSON_BEARER)]
+
+
+async def person_of(ports: PortsDep, bearer: PersonBearer) -> str:
+    """The person the bearer token opens."""
+    person_id = await ports.people.holder_of(bearer.credentials if bearer else None)
+    if person_id is None:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "a valid person token is required", {"WWW-Authenticate": "Bearer"}
+        )
+    return person_id
+
 
 def own_session(path_session_id: str, session_id: str) -> None:
     if path_session_id != session_id:
@@ -127,12 +144,16 @@ def refuse_if_rationed(wait_s: float, what: str) -> None:
 
 
 @router.post("/api/sessions", status_code=status.HTTP_201_CREATED)
-async def create_session(request: Request, ports: PortsDep, body: NewSession | None = None) -> SessionCreated:
+async def create_session(
+    request: Request, ports: PortsDep, bearer: PersonBearer, body: NewSession | None = None
+) -> SessionCreated:
+    """A session; with a person's token, a session of that person (without one, a session of nobody)."""
+    person_id = None if bearer is None else await person_of(ports, bearer)
     address = request.client.host if request.client else "unknown"
     refuse_if_rationed(
         limits_of(request.app.state, ports.settings).sessions.take(address), "new sessions from this address"
     )
-    session_id, token = await ports.sessions.create(body.title if body else None)
+    session_id, token = await ports.sessions.create(body.title if body else None, person_id)
     return SessionCreated(session_id=session_id, token=token)
 
 
