@@ -60,9 +60,8 @@ def test_unreadable_answers_and_blocking_problems_are_asked_again(statutes) -> N
     answers = {**ANSWERS, "down_payment_won": "나중에", "term_end": "2026-02-28"}
     draft = draft_lease(step(answers=answers), statutes)
     asked = {q.field: q.hint for q in draft.result.questions}
-    assert set(asked) == {"down_payment_won", "short_term_reason"}
+    assert set(asked) == {"down_payment_won"}  # a term under 2 years is written, with a warning
     assert "읽을 수 없습니다" in asked["down_payment_won"]
-    assert "2년 미만" in asked["short_term_reason"]
 
 
 def test_answered_step_writes_the_contract(statutes) -> None:

@@ -60,7 +60,9 @@ def _lease_payment_days(fields: LeaseFields) -> list[tuple[str, str, date | None
 
 
 def check_term(fields: LeaseFields) -> list[Finding]:
-    """The end comes after the start; under 2 years needs a reason (제4조: the tenant may claim 2 years)."""
+    """The end comes after the start. Under 2 years is lawful and common (a 1-year 월세): the contract is
+    written with a warning, since 제4조① lets the tenant, not the landlord, claim 2 years; a reason
+    given is written into the 특약, none is required."""
     start, end = fields.term_start, fields.term_end
     if start is None or end is None:
         return []
@@ -68,16 +70,10 @@ def check_term(fields: LeaseFields) -> list[Finding]:
         return [error("term_end", f"임대차 종료일({end})이 시작일({start})보다 뒤여야 합니다")]
     if months_between(start, end) >= MIN_TERM_MONTHS:
         return []
-    if not fields.short_term_reason:
-        message = (
-            "임대차기간이 2년 미만입니다. 그렇게 정하는 사유를 적어 주세요 "
-            "(임차인은 2년을 주장할 수 있습니다)"
-        )
-        return [
-            Finding(severity="error", message=message, field="short_term_reason", article_ids=(TERM_ARTICLE,))
-        ]
+    reason = f"(사유: {fields.short_term_reason})" if fields.short_term_reason else ""
     message = (
-        f"임대차기간이 2년 미만입니다(사유: {fields.short_term_reason}). 임차인은 2년을 주장할 수 있습니다."
+        f"임대차기간이 2년 미만입니다{reason}. 임차인은 2년을 주장할 수 있고, "
+        "임대인은 정한 기간이 유효함을 주장할 수 없습니다."
     )
     return [Finding(severity="warning", message=message, article_ids=(TERM_ARTICLE,))]
 
