@@ -8,6 +8,8 @@ something (a contract's missing fields), `--answer field=value` gives it up fron
 for the rest, and otherwise the run is left waiting and reported as `input_required` with its questions.
 The documents a run makes (a lease, a sale contract, a loan checklist) are listed with the answer, and
 `--save DIR` downloads them there with the session's token (the only one that may read them).
+The session is the person's kept in the person file (person.py: made on the first question, so Jipsa
+remembers what they say and `jipsa memory` shows it); `--anonymous` asks in a session of nobody.
 Every message received is read through the published protocol (contracts/websocket.py) and every frame
 sent is built from it. Exit status: 0 for an answer, guidance or a run waiting for input, 1 when the run
 ended in error, 2 when the gateway cannot be reached (or speaks another protocol), 3 on timeout.
@@ -29,7 +31,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.prompt import Prompt
 
-from contracts.api import RunEvents, SessionCreated
+from contracts.api import RunEvents
 from contracts.websocket import (
     STORE_UNAVAILABLE_CODE,
     ErrorMessage,
@@ -44,6 +46,7 @@ from contracts.websocket import (
     read_message,
     sent,
 )
+from services.ask.person import KeptPerson, UnreadablePersonFile, new_session
 from services.ask.screen import Screen, waits_for_approval
 from services.ask.view import RunView, summary
 
@@ -78,15 +81,16 @@ async def converse(
     given: dict[str, str] | None = None,
     ask_person: AskPerson | None = None,
     save_to: Path | None = None,
+    kept: KeptPerson | None = None,
 ) -> tuple[RunView, str, int]:
     """One question, start to answer: (what was told, the session id, how many events the run has);
-    with `save_to`, the run's documents are downloaded there."""
+    with `save_to`, the run's documents are downloaded there; with `kept`, the session is that person's."""
     try:
         asking = QueryFrame(type="query", query=query, require_approval=approve)
     except ValidationError as invalid:  # what the gateway would refuse, refused before asking it
         raise Refused("invalid_frame", describe(invalid)) from None
     async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-        session = SessionCreated.model_validate((await http.post("/api/sessions")).raise_for_status().json())
+        session = await new_session(http, kept)
         view, answered = RunView(), dict[str, str]()
         socket_url = f"{url.replace('http', 'ws', 1)}/ws/{session.session_id}?token={session.token}"
         async with websockets.connect(socket_url) as socket:
@@ -177,19 +181,26 @@ def ask(
     save: Annotated[
         Path | None, typer.Option(help="download the documents the run makes (contracts, checklists) here")
     ] = None,
+    anonymous: Annotated[
+        bool,
+        typer.Option(
+            "--anonymous", help="ask as nobody: nothing remembered or recalled, no person file read"
+        ),
+    ] = False,
 ) -> None:
     """Ask Jipsa a question and watch it being answered."""
     console = Console(stderr=True)
     screen = Screen(None if as_json else Console())
+    kept = None if anonymous else KeptPerson.at(url)
     try:
-        view, session_id, events = asyncio.run(
-            asyncio.wait_for(
-                converse(
-                    url.rstrip("/"), query, approve, screen, parse_answers(answer), prompter(as_json), save
-                ),
-                timeout,
-            )
+        first_time = kept is not None and kept.token() is None
+        asking = converse(
+            url.rstrip("/"), query, approve, screen, parse_answers(answer), prompter(as_json), save, kept
         )
+        view, session_id, events = asyncio.run(asyncio.wait_for(asking, timeout))
+    except UnreadablePersonFile as unreadable:
+        console.print(f"[red]cannot read the person file {unreadable} (--anonymous asks without it)[/]")
+        raise typer.Exit(RUN_ENDED_IN_ERROR) from None
     except TimeoutError:
         console.print(f"[red]no answer within {timeout:g} s[/]")
         raise typer.Exit(TIMED_OUT) from None
@@ -211,5 +222,10 @@ def ask(
         print(json.dumps(summary(view, session_id, events), ensure_ascii=False, indent=2))
     elif view.saved:
         console.print("\n".join(f"저장: {path}" for path in view.saved))
+    if first_time and kept is not None and not as_json:
+        console.print(
+            f"[dim]집사가 말씀하신 것을 기억해 다음 질문에 씁니다 ({kept.path}). "
+            "`jipsa memory`로 보고 지울 수 있고, `--anonymous`로 기억 없이 물을 수 있습니다.[/]"
+        )
     if view.failed:
         raise typer.Exit(RUN_ENDED_IN_ERROR)
