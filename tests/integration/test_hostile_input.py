@@ -625,6 +625,7 @@ async def test_request_bodies_over_the_limit_are_413(gateway: Gateway, caller: C
         for path in ("/api/sessions", cancel):
             padded = json.dumps({"reason": "r" * limit})
             assert (await http.post(path, content=padded)).status_code == 413
+    async with httpx.AsyncClient(base_url=gateway.http_url) as http:  # a session's token is no person's
         assert (await http.post("/api/sessions", json={"title": "딱 맞는 크기"})).status_code == 201
     # What httpx will not send: a declared length far past the limit (refused before any body is read),
     # and lengths that are no number at all.
