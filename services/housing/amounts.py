@@ -6,7 +6,8 @@ An amount's role comes from the words around it, in this order:
    5천으로 올려달래요" (the new figure), "전세 3억인데 4천 올려달래요" (an increase by), "월세 50을 60으로";
    a change after a lease role word, or with nothing before it, changes a figure not said (its base is
    None, and it is no figure given): "보증금에서 8천 빼고" (a cut), "보증금 4천 올려달래요";
-2. "1000/50" after 보증금/월세 is the deposit and the monthly rent;
+2. "1000/50" after 보증금/월세 is the deposit and the monthly rent, and so is "보증금 1000에 70" (a bare
+   amount joined to a deposit by 에, small enough to be a rent);
 3. the last role word before it in the same clause, since the previous amount: "매매 4억 아파트에 전세
    3억6천" (매매가, 보증금), "근저당 2억 잡힌 집" (선순위 채권); a bare 월 after another role word says
    per month ("관리비 월 10만원" is a fee, "기존 대출 월 50만원" a monthly repayment of a debt), and a role
@@ -30,8 +31,10 @@ from services.housing.money import (
     CHANGE_TO,
     CUT_BY,
     DEMANDED,
+    MAX_RENT_MANWON,
     RAISE_BY,
     TO_RAISED,
+    WITH_DEPOSIT,
     Money,
     find_money,
     format_manwon,
@@ -202,11 +205,22 @@ def _read_one(text: str, money: Money, before: list[Amount]) -> Amount:
     if previous and between.strip() == "/" and previous.role in ("deposit", "monthly_rent"):
         return Amount(money, "monthly_rent", bound=bound, approximate=approximate)  # "1000/50"
     role = _role_after(text[money.end : money.end + 12], said) or said or "price"
+    if role in ("price", "sale_price") and previous and _rent_with_deposit(previous, between, money):
+        role = "monthly_rent"
     if role == "monthly_rent" and text[money.end : money.end + 3].lstrip().startswith("/"):
         role = "deposit"  # "보증금/월세 1000/50": the first of the pair
     if role == "debt" and _PER_MONTH.search(clause):
         role = "debt_payment"  # "기존 대출 월 50만원", "매달 갚는 빚 30만원"
     return Amount(money, role, bound=bound, approximate=approximate)
+
+
+def _rent_with_deposit(previous: Amount, between: str, money: Money) -> bool:
+    return (
+        previous.role == "deposit"
+        and previous.fact
+        and WITH_DEPOSIT.fullmatch(between) is not None
+        and money.manwon < min(previous.manwon, MAX_RENT_MANWON + 1)
+    )
 
 
 def _role_before(words: str) -> Role | None:

@@ -7,8 +7,9 @@ figure in the product) or in 원 (the unit of a contract, which states 차임 to
 - "5천", "2천5백": 천 alone is 천만원 in housing talk (a 5천원 deposit is nobody's), unless a unit that is
   not money follows ("5천 세대", "1천 명");
 - a bare number only where money is being talked about: right after a money word ("보증금 1000에 월세
-  50", "보증금/월세 1000/50"), or as the new figure of a change to an amount just read ("월세 50을 60으로",
-  "50만원인데 10 올려달래요"). Anywhere else a bare number is not money ("1000명", "2025년", "30평").
+  50", "보증금/월세 1000/50"), as the rent joined to a deposit by 에 ("보증금 1000에 70 내고"), or as the new
+  figure of a change to an amount just read ("월세 50을 60으로", "50만원인데 10 올려달래요"). Anywhere
+  else a bare number is not money ("1000명", "2025년", "30평").
 - numerals in words ("금 삼억오천만원정"), which only contracts use, are read by `parse_won`.
 Nothing here raises on odd input except `parse_won`, whose callers ask for exactly one amount.
 
@@ -71,6 +72,10 @@ _MONEY_WORDS = "|".join(
 _BARE_CONTEXT = re.compile(rf"(?:{_MONEY_WORDS})\s*(?:은|는|이|가|을|를|도|만)?\s*$")
 _BARE = re.compile(rf"(?<![\d.,])(?P<sub>{_SUB_MONEY})(?!\s*원(?!룸))")  # 원룸 is a one-room
 _SLASH_PAIR = re.compile(r"(?<![\d.,])(\d{2,6})\s*/\s*(\d{1,4})(?![\d.,/])")
+# "보증금 1000에 70": a smaller bare number joined to a deposit by 에 is the rent paid with it.
+WITH_DEPOSIT = re.compile(r"\s*(?:만\s*원|원)?\s*에\s*(?:다가?)?\s*")
+_DEPOSIT_BEFORE = re.compile(r"보증금\s*(?:은|는|이|가)?\s*$")
+MAX_RENT_MANWON = 1000  # above any monthly rent in the listings: a larger bare figure is no rent
 # The other end of a range: "월세 40~60".
 _RANGE_LINK = re.compile(r"^\s*(?:만\s*원|원)?\s*[~\-–]\s*$")
 # A change of an amount: "3억을 3억 5천으로", "50에서 60으로", "50 → 60"; the new figure follows the link.
@@ -207,9 +212,21 @@ def _bare_continuations(text: str, found: list[Money]) -> list[Money]:
             or DEMANDED.match(after)
         )
         goes_on = is_target or _RANGE_LINK.match(between) or RAISE_BY.match(after) or CUT_BY.match(after)
+        if not goes_on and WITH_DEPOSIT.fullmatch(between):
+            deposit = max(before, key=lambda f: f.end)
+            goes_on = _rent_with(deposit, _sub_manwon(m["sub"]), text)
         if goes_on and not re.search(r"[,.?!\n]", between):
             changes += [money] if (money := _bare_manwon(m)) else []
     return changes
+
+
+def _rent_with(deposit: Money, rent: float | None, text: str) -> bool:
+    """Whether a bare number after "보증금 X에" can be the rent paid with that deposit."""
+    return (
+        rent is not None
+        and rent * MANWON < min(deposit.won, (MAX_RENT_MANWON + 1) * MANWON)
+        and _DEPOSIT_BEFORE.search(text[max(0, deposit.start - 12) : deposit.start]) is not None
+    )
 
 
 def amounts_manwon(text: object) -> list[int]:

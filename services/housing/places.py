@@ -44,6 +44,12 @@ _AFTER_COMPLEX = (
     r"|매매|전세|월세|단기|시세|호가|가격|실거래|값|몇)"
 )
 MIN_NAME_ALONE = 3  # a shorter complex name (현대, 우성, 장미) means a complex only beside its 동 or 구
+# A short name is often an everyday word too ("제일 싼", "수정해 주세요", "청구할 수"): it is the complex
+# only followed by a housing word, a particle that ends the word, or nothing.
+_AFTER_SHORT_COMPLEX = (
+    r"(?=\s*(?:$|[?!.,~]|아파트|오피스텔|단지|매매|전세|월세|단기|시세|호가|가격|실거래|값|몇)"
+    r"|(?:은|는|이|가|도|랑|이랑|하고|와|과|의|보다|쪽|근처|주변)(?:$|[\s?!.,~]))"
+)
 
 
 def compact(text: str) -> str:
@@ -54,7 +60,8 @@ def compact(text: str) -> str:
 def named_as_word(text: str, name: str) -> bool:
     """`name` is written in `text` as a word of its own, spaces inside it ignored ("잠실 엘스")."""
     chars = r"\s*".join(re.escape(c) for c in compact(name))
-    return re.search(rf"(?<![가-힣A-Za-z0-9]){chars}{_AFTER_COMPLEX}", text) is not None
+    after = _AFTER_SHORT_COMPLEX if len(compact(name)) < MIN_NAME_ALONE else _AFTER_COMPLEX
+    return re.search(rf"(?<![가-힣A-Za-z0-9]){chars}{after}", text) is not None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contracts.entities import DealType, QueryEntities
 from contracts.results import ListingRow
@@ -184,6 +186,28 @@ def test_a_complex_is_named_by_its_whole_name_as_a_word(
     ]
     found = pick_named_complex(question, candidates, asked)
     assert (found.name if found else None) == named
+
+
+# Two-letter complex names that are everyday words too, and what follows them in sentences.
+EVERYDAY_SHORT_NAMES = st.sampled_from(
+    ["제일", "수정", "청구", "미소", "그린", "호수", "정원", "금일", "현대"]
+)  # fmt: skip
+GOES_ON_AS_A_WORD = st.sampled_from(
+    [" 싼", " 비싼", " 좋은", " 가까운", " 큰 평수", "해 주세요", "할 수 있어요", "하려면", "적인", " 많은",
+     "된"]
+)  # fmt: skip
+HOUSING_AFTER = st.sampled_from([" 아파트", " 전세", " 매매", " 시세", " 호가", " 단지", "", "?"])
+
+
+@given(EVERYDAY_SHORT_NAMES, GOES_ON_AS_A_WORD, HOUSING_AFTER)
+def test_a_short_name_is_a_complex_only_where_housing_follows(name: str, word: str, housing: str) -> None:
+    """ "송파구에서 제일 싼 아파트" asks for the cheapest, not for the complex 제일; "송파구 제일 아파트"
+    names it."""
+    candidates = [a_complex(name)]
+    asked = ListingFilters(gu=("송파구",))
+    assert pick_named_complex(f"송파구에서 {name}{word} 아파트 매매", candidates, asked) is None
+    named = pick_named_complex(f"송파구 {name}{housing}", candidates, asked)
+    assert named is not None and named.name == name
 
 
 def test_among_namesakes_the_biggest_complex_is_meant() -> None:

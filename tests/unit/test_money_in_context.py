@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.housing.amounts import read_amounts
 from services.housing.money import find_money
 
 pytestmark = pytest.mark.unit
@@ -133,3 +134,26 @@ def test_ages_and_counts_are_not_money(text: str) -> None:
 )
 def test_money_beside_dates_and_addresses(text: str, manwon: list[int]) -> None:
     assert [m.manwon for m in find_money(text)] == manwon
+
+
+# The deposit of a monthly lease in the forms people use, under 1억 and over it.
+DEPOSIT = st.one_of(
+    st.builds(lambda m: (str(m), m), st.integers(100, 9999)),  # 1000
+    st.builds(lambda m: (f"{m:,}", m), st.integers(1000, 9999)),  # 1,000
+    st.builds(lambda k: (cheon(k), k * 1000), st.integers(1, 9)),  # 5천
+    st.builds(lambda e: (f"{e}억", e * 10000), st.integers(1, 3)),  # 1억
+    st.builds(lambda m: (f"{m}만원", m), st.integers(100, 9999)),  # 500만원
+)
+JOINED = st.sampled_from(["에 ", "에", "에다 ", "에다가 "])
+
+
+@given(DEPOSIT, JOINED, st.data(), SPACE, FOLLOWING.filter(lambda word: word not in SHORT_AMBIGUOUS))
+def test_a_bare_rent_joined_to_its_deposit_reads_as_the_rent(
+    deposit: tuple[str, int], joined: str, data: st.DataObject, space: str, following: str
+) -> None:
+    """ "보증금 1000에 70 내고": the smaller bare number after the deposit is the monthly rent."""
+    written, manwon = deposit
+    rent = data.draw(st.integers(1, min(manwon - 1, 999)))
+    text = f"보증금 {written}{joined}{rent}{space}{following}"
+    read = read_amounts(text)
+    assert [(a.manwon, a.role) for a in read[:2]] == [(manwon, "deposit"), (rent, "monthly_rent")], text
