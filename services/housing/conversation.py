@@ -70,6 +70,13 @@ def said_before(
     return f"{', '.join(parts)} 기준입니다." if parts else None
 
 
+def noted(entities: QueryEntities) -> str | None:
+    """The sentence for facts stated with nothing asked ('연봉 4천이에요'): the next question is answered
+    with them, so say so."""
+    figures = _figures(entities, list(FACT_LABELS))
+    return f"말씀하신 {figures}을 기억해 두고 다음 질문에 쓰겠습니다." if figures else None
+
+
 def reading_of(entities: Mapping[str, object]) -> QueryEntities:
     """An intent's entities (a dict on the wire) as the typed reading; unreadable ones count as none."""
     try:
