@@ -405,7 +405,10 @@ def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> Ste
     what = "매물이 있는 단지" if f.complex_types and f.deal_type else "단지" if f.complex_types else "매물"
     asked = asked_prices(f)
     # The bounds asked are part of what is counted: "잠실동 아파트 전세 8억원 이하 매물이 있는 단지는 2곳"
-    scope = " ".join(filter(None, (describe(f), asked)))
+    described = describe(f)
+    if described.endswith("월세") and asked.startswith("월세 "):  # "원룸 월세 60만원 이하", said once
+        asked = asked.removeprefix("월세 ")
+    scope = " ".join(filter(None, (described, asked)))
     headline = f"{scope} {what}{topic_particle(what)} {total:,}{unit}입니다"
     cheapest = rows[0].price_min_manwon if rows and not f.offset else None
     if cheapest is not None and f.price_asked and f.deal_type in ("sale", "jeonse"):

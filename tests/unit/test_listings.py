@@ -155,6 +155,11 @@ def test_a_one_room_question_bounds_the_deposit_and_the_monthly_rent_apart() -> 
     )
 
 
+def test_a_rent_bound_alone_names_월세_once() -> None:
+    f = filters_from(extract_entities("강남역 근처 원룸 월세 60 이하로 있나요?"))
+    assert listing_result(f, 3, []).headline == "강남역 원룸 월세 60만원 이하 매물은 3건입니다."
+
+
 def a_complex(name: str, dong: str = "가락동", gu: str = "송파구", households: int = 100) -> NamedComplex:
     return NamedComplex(name, name, "apartment", gu, dong, households, {}, {})
 
