@@ -1,4 +1,5 @@
-// The gateway's REST side. Every call but creating a session presents the session's token.
+// The gateway's REST side. A session's routes take the session's token; the person's (people/me) and
+// creating a session of theirs take the person's token (person.js keeps it).
 
 async function call(path, { token, method = "GET", body } = {}) {
   const headers = {};
@@ -16,8 +17,28 @@ export class ApiError extends Error {
   }
 }
 
-export async function createSession() {
-  return (await call("/api/sessions", { method: "POST", body: {} })).json();
+export async function createSession(personToken) {
+  return (await call("/api/sessions", { token: personToken, method: "POST", body: {} })).json();
+}
+
+export async function createPerson() {
+  return (await call("/api/people", { method: "POST" })).json();
+}
+
+export async function memory(personToken) {
+  return (await call("/api/people/me/memory", { token: personToken })).json();
+}
+
+export async function forgetItem(personToken, itemId) {
+  return (await call(`/api/people/me/memory/${encodeURIComponent(itemId)}`, { token: personToken, method: "DELETE" })).json();
+}
+
+export async function forgetAll(personToken) {
+  return (await call("/api/people/me/memory", { token: personToken, method: "DELETE" })).json();
+}
+
+export async function setRemembering(personToken, remembering) {
+  return (await call("/api/people/me/remembering", { token: personToken, method: "PUT", body: { remembering } })).json();
 }
 
 export async function sessionRuns(session) {

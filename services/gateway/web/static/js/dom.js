@@ -33,6 +33,13 @@ export function replaceChildren(el, ...children) {
   append(el, children);
 }
 
+// An icon as an SVG path (an emoji font may not exist on the machine that shows the page).
+export const TRASH = "M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13M10 11v6M14 11v6";
+export function icon(path, size = 16) {
+  return svg("svg", { viewBox: "0 0 24 24", width: size, height: size, "aria-hidden": "true", class: "glyph" },
+    svg("path", { d: path, fill: "none", stroke: "currentColor", "stroke-width": 1.8, "stroke-linecap": "round", "stroke-linejoin": "round" }));
+}
+
 // Server data is untrusted: these coerce a field to the shape the page needs, or a harmless default.
 export const list = (value) => (Array.isArray(value) ? value : []);
 export const text = (value) => (typeof value === "string" ? value : value == null ? "" : String(value));

@@ -46,3 +46,23 @@ export function between(startIso, endIso) {
 }
 
 export const percent = (value) => `${Math.round((value ?? 0) * 100)}%`;
+
+// When something was said, as a person says it: "방금 전", "12분 전", "오늘 오후 3:20", "어제 오후 3:20",
+// "12월 2일 오후 3:20", or with its year when it was another year.
+const clock = new Intl.DateTimeFormat("ko-KR", { hour: "numeric", minute: "2-digit" });
+const day = new Intl.DateTimeFormat("ko-KR", { month: "long", day: "numeric" });
+const longDay = new Intl.DateTimeFormat("ko-KR", { year: "numeric", month: "long", day: "numeric" });
+export const fullTime = new Intl.DateTimeFormat("ko-KR", { dateStyle: "long", timeStyle: "short" });
+
+export function saidWhen(iso, now = new Date()) {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return "";
+  const minutes = Math.floor((now - at) / 60_000);
+  if (minutes < 1) return "방금 전";
+  if (minutes < 60) return `${minutes}분 전`;
+  const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  if (at >= midnight) return `오늘 ${clock.format(at)}`;
+  if (at >= new Date(midnight - 86_400_000)) return `어제 ${clock.format(at)}`;
+  if (at.getFullYear() === now.getFullYear()) return `${day.format(at)} ${clock.format(at)}`;
+  return longDay.format(at);
+}

@@ -1,9 +1,12 @@
-// The page: the session list, the conversation of the open session, the composer, the connection.
+// The page: the session list, the conversation of the open session, the composer, the connection, and
+// what Jipsa remembers of the person this browser is (person.js, memory.js).
 import * as api from "./api.js";
 import { exampleButton } from "./answer.js";
 import { Connection } from "./connection.js";
 import { Conversation } from "./conversation.js";
-import { h, svg } from "./dom.js";
+import { h, icon, TRASH } from "./dom.js";
+import { MemoryView } from "./memory.js";
+import { asPerson, ensurePerson } from "./person.js";
 import * as sessions from "./sessions.js";
 import { startTicker } from "./todos.js";
 
@@ -16,9 +19,7 @@ const EXAMPLES = [
   "전세금 3억인데 3억 5천으로 올려달래요",
 ];
 const HISTORY_LIMIT = 30;
-// Icons as SVG paths: an emoji font may not exist on the machine that shows the page.
 const PENCIL = "M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4";
-const TRASH = "M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13M10 11v6M14 11v6";
 const STATES = {
   connecting: "연결 중…",
   reconnecting: "다시 연결 중…",
@@ -52,6 +53,19 @@ let connection = null;
 let opening = 0; // guards against a slow history load of a session the person has left
 
 const conversation = new Conversation($("#conversation"), { send, ask, download }, { announce, notify });
+const memory = new MemoryView(
+  {
+    panel: $("#memory"),
+    title: $("#memory-title"),
+    toggle: $("#memory-toggle"),
+    count: $("#memory-count"),
+    close: $("#memory-close"),
+    remembering: $("#remembering"),
+    body: $("#memory-body"),
+    footer: $("#memory-footer"),
+  },
+  { sessions: { find: sessions.findSession, open: (session) => open(session), forgetAll: forgetSessions }, notify, announce },
+);
 
 function send(frame) {
   connection?.send(frame);
@@ -71,8 +85,11 @@ async function download(doc) {
   await api.downloadDocument(current, doc);
 }
 
+// A session of the person (made on the first visit); without one (the gateway could not make it just
+// now) a session of nobody, which answers all the same but is remembered by no one.
 async function newSession() {
-  const created = await api.createSession();
+  const person = await ensurePerson().catch(() => null);
+  const created = person ? await asPerson((token) => api.createSession(token)) : await api.createSession();
   sessions.addSession({ session_id: created.session_id, token: created.token });
   return sessions.findSession(created.session_id);
 }
@@ -103,6 +120,7 @@ async function open(session) {
     onMessage: (message) => {
       try {
         conversation.apply(message);
+        if (message.type === "final_response") memory.refresh(); // what the run said may be remembered now
       } catch (error) {
         console.warn("ignored a message the page could not show", message, error); // never break the page
       }
@@ -191,16 +209,17 @@ function sessionItem(session) {
   return item;
 }
 
-function icon(path) {
-  return svg("svg", { viewBox: "0 0 24 24", width: 16, height: 16, "aria-hidden": "true", class: "glyph" },
-    svg("path", { d: path, fill: "none", stroke: "currentColor", "stroke-width": 1.8, "stroke-linecap": "round", "stroke-linejoin": "round" }));
-}
-
 async function remove(session) {
   sessions.removeSession(session.session_id);
   if (current?.session_id === session.session_id) await open(sessions.allSessions()[0] ?? null);
   else drawSessions();
   notify(`'${session.title}' 대화를 이 브라우저에서 지웠어요.`);
+}
+
+// This browser's list of conversations, gone with 모두 잊기 when the person asks for it.
+function forgetSessions() {
+  sessions.removeAllSessions();
+  open(null);
 }
 
 function closeMenu() {
@@ -250,6 +269,7 @@ function wire() {
 
 wire();
 startTicker(document.body);
+ensurePerson().then(() => memory.refresh(), () => {}); // the person, on the first visit; asked again when a session is made
 const saved = sessions.findSession(sessions.currentSessionId()) ?? sessions.allSessions()[0] ?? null;
 // `/?ask=...` (the map page's "ask about this complex"): asked once in the open conversation, then
 // dropped from the address so a reload does not ask it again.

@@ -42,6 +42,11 @@ export function removeSession(id) {
   write(read().filter((s) => s.session_id !== id));
 }
 
+export function removeAllSessions() {
+  write([]);
+  setCurrentSessionId(null);
+}
+
 export function currentSessionId() {
   return localStorage.getItem(CURRENT);
 }
