@@ -19,6 +19,7 @@ from tests.eval.answers import (
     EVAL_DATA,
     LegalScore,
     legal_dev,
+    legal_everyday,
     legal_ours,
     legal_scores,
     legal_statutes,
@@ -104,6 +105,7 @@ async def evaluate(show_details: bool) -> None:
         own_legal = await legal_scores(asking, legal_ours())
         statutes_dev = await legal_scores(asking, legal_statutes("dev"))
         statutes_heldout = await legal_scores(asking, legal_statutes("heldout"))
+        everyday = await legal_scores(asking, legal_everyday())
         planning = await planning_scores(asking)
         own_planning = await planning_scores(asking, EVAL_DATA / "planning_ours.jsonl")
         scenario_sets = {
@@ -117,6 +119,7 @@ async def evaluate(show_details: bool) -> None:
         *legal_rows("ours", own_legal),
         *legal_rows("statutes, dev", statutes_dev),
         *legal_rows("statutes, held out", statutes_heldout),
+        *legal_rows("everyday words", everyday),
         *planning_rows("dev set", planning),
         *planning_rows("ours", own_planning),
         *(row for label, results in scenario_sets.items() for row in scenario_rows(label, results)),

@@ -75,6 +75,12 @@ def legal_ours() -> list[dict[str, Any]]:
     return read_jsonl(EVAL_DATA / "legal_ours.jsonl")
 
 
+def legal_everyday() -> list[dict[str, Any]]:
+    """Tenants' and buyers' questions in everyday words (장충금, 두 번 안 냈더니), each labelled from the
+    article's text: how the answer book and the index meet words nobody wrote them from."""
+    return read_jsonl(EVAL_DATA / "legal_everyday.jsonl")
+
+
 def legal_statutes(batch: str) -> list[dict[str, Any]]:
     """Questions written from articles drawn across every law of the corpus (source/legal_statutes.py):
     batch "dev" to develop on, "heldout" measured only when a change is done."""

@@ -54,6 +54,15 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ),
         ("갱신 요구는 안 하기로 하는 조건을 넣자는데 서명해도 되나요?", "임차인에게 불리한 특약"),
         ("보증금 반환을 청구하지 않기로 한 특약도 유효한가요", "임차인에게 불리한 특약"),
+        ("월세를 세 달째 못 내고 있는데 집주인이 방 빼래요", "월세 연체"),
+        ("차임 연체 두 번이면 쫓겨나나요?", "월세 연체"),
+        (
+            "신축 아파트 입주했는데 벽에 금이 갔어요. 언제까지 고쳐달라고 할 수 있나요?",
+            "공동주택 하자담보책임기간",
+        ),
+        ("아파트 하자보수 기간이 몇 년이에요?", "공동주택 하자담보책임기간"),
+        ("관리비에 장기수선충당금이 들어가 있는데 세입자가 내는 게 맞나요?", "장기수선충당금은 누가 내나"),
+        ("이사 나갈 때 장기수선충당금 돌려받을 수 있어요?", "장기수선충당금은 누가 내나"),
     ],
 )
 def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str) -> None:
@@ -72,6 +81,8 @@ def test_a_question_finds_the_answer_to_its_subject(question: str, subject: str)
         "공동주택의 수리 의무와 비용 부담은 어떻게 되나요?",
         # a document asked for, with its 특약: the document team writes it
         "특약 넣어서 전세 계약서 써줘",
+        # a loan in arrears is not a rent in arrears
+        "주택담보대출 3개월 연체하면 어떻게 돼요?",
     ],
 )
 def test_other_questions_find_none(question: str) -> None:

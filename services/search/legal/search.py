@@ -301,11 +301,16 @@ EVERYDAY_TO_STATUTE = {
     "동대표": "동별 대표자",
     "입대의": "입주자대표회의",
     "특공": "특별공급",
+    "장충금": "장기수선충당금",
 }
 # What a question asks for, said the everyday way: "…이 될 수 없는 사람" asks for the disqualifications
 # (결격사유). ("몇 년 안에" read as 기간 was measured and ranked 임대차기간 over the deadlines asked for.)
 # A general rule asked for (목적, 정의: general.py) adds its title's word.
-EVERYDAY_ASKS = ((re.compile(r"될\s*수\s*없|되지\s*못|못\s*되"), "결격"),)
+# Selling a home won by 청약 or 분양 before moving in is its resale (전매).
+EVERYDAY_ASKS = (
+    (re.compile(r"될\s*수\s*없|되지\s*못|못\s*되"), "결격"),
+    (re.compile(r"(?:당첨|분양|입주\s*전|분양권).{0,20}(?:팔|매도|넘기|넘겨|양도)"), "전매"),
+)
 
 
 def _statute_words(query: str) -> list[str]:
