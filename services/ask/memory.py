@@ -32,6 +32,7 @@ from services.ask.person import KeptPerson, UnreadablePersonFile, bearer
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 REFUSED, GATEWAY_UNREACHABLE = 1, 2
+WIDE_TERMINAL = 130  # columns: enough for whole run ids beside the values
 KINDS = {
     "fact": "사실",
     "place": "지역·단지",
@@ -175,14 +176,23 @@ def _print_memory(memory: PersonMemory, console: Console) -> None:
         gone = f" ({_when(memory.forgotten_at)}에 모두 잊었습니다)" if memory.forgotten_at else ""
         console.print(f"집사가 기억하는 것이 없습니다.{gone}")
         return
-    table = Table("ID", "종류", "내용", "말한 때", "실행", title="집사가 기억하는 것", title_justify="left")
+    # A narrow terminal shows a run by its first 8 characters and a time without its year, so the value
+    # keeps room to be read; the ids stay whole, to be copied into `jipsa memory forget ID`.
+    wide = console.width >= WIDE_TERMINAL
+    table = Table(title="집사가 기억하는 것", title_justify="left")
+    table.add_column("ID", no_wrap=True)
+    table.add_column("종류", no_wrap=True)
+    table.add_column("내용", overflow="fold")
+    table.add_column("말한 때", no_wrap=True)
+    table.add_column("실행", no_wrap=True)
     order = list(KINDS)
     for i in sorted(memory.items, key=lambda i: (order.index(i.kind), i.said_at)):
-        table.add_row(i.id, KINDS[i.kind], i.value, _when(i.said_at), i.run_id)
+        when = _when(i.said_at, "%Y-%m-%d %H:%M" if wide else "%m-%d %H:%M")
+        table.add_row(i.id, KINDS[i.kind], i.value, when, i.run_id if wide else i.run_id[:8])
     console.print(table)
     console.print("[dim]jipsa memory forget ID: 하나 잊기 · jipsa memory forget --all: 모두 잊기[/]")
 
 
-def _when(iso: str) -> str:
+def _when(iso: str, form: str = "%Y-%m-%d %H:%M") -> str:
     """The time in this machine's zone, to the minute."""
-    return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    return datetime.fromisoformat(iso).astimezone().strftime(form)

@@ -65,10 +65,14 @@ def test_the_memory_on_a_terminal_is_a_table_in_korean_by_kind() -> None:
             ],
         }
     )
-    out = io.StringIO()
-    _print_memory(memory, Console(file=out, force_terminal=True, width=120, color_system=None))
-    shown = out.getvalue()
+    wide, narrow = io.StringIO(), io.StringIO()
+    _print_memory(memory, Console(file=wide, force_terminal=True, width=140, color_system=None))
+    _print_memory(memory, Console(file=narrow, force_terminal=True, width=80, color_system=None))
+    shown = wide.getvalue()
     assert "기억하기: 꺼짐" in shown and "집사가 기억하는 것" in shown
     lines = [line for line in shown.splitlines() if "run-1" in line]
     assert [line.split("│")[2].strip() for line in lines] == ["사실", "지역·단지", "지난 대화"]
     assert "연소득 3,800만원" in lines[0] and "2026-12-02" in lines[0]
+    # Narrow: the ids whole, the run by its first characters, the time without its year.
+    assert "fact-7-0" in narrow.getvalue() and "conversation-7-0" in narrow.getvalue()
+    assert "12-02" in narrow.getvalue() and "2026-12-02" not in narrow.getvalue()
