@@ -69,4 +69,9 @@ class StepResult(Frozen):
         "(a contract's missing fields). Otherwise the questions only say what would sharpen the answer.",
     )
     failed_tools: dict[str, str] = Field(default={}, description="tool -> why it failed; the rest stood")
+    verdict: bool = Field(
+        default=False,
+        description="the headline answers what the person asked in so many words (whether the programme "
+        "they named is open to them, what the term they asked about means): it leads the answer",
+    )
     data: dict[str, Any] = {}

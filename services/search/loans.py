@@ -239,13 +239,10 @@ def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) 
     ]
     programmes = [e for e in chosen if e.kind.endswith("_loan")]
     rules = [e for e in chosen if not e.kind.endswith("_loan")]
-    headline = (
-        terms_answer(book, query)
-        or family_answer(candidates, ruled_out, query)
-        or f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(rules)}건"
-    )
+    verdict = terms_answer(book, query) or family_answer(candidates, ruled_out, query)
     return StepResult(
-        headline=headline,
+        headline=verdict or f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(rules)}건",
+        verdict=verdict is not None,
         findings=findings,
         figures=[f for e in chosen for f in entry_figures(e)],
         data={"loan_products": [e.model_dump(mode="json") for e in chosen]},

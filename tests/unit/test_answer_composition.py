@@ -143,3 +143,17 @@ def test_a_contract_to_review_is_answered_by_its_review_before_figures_computed_
     answer = answer_of(IntentType.CONTRACT_REVIEW, (CHECK, increase), (review_step, review))
     assert answer.startswith("임차인에게 불리하거나 위험한 부분이 2건")
     assert "4,000만원 인상(10.0%)" in answer  # the computed figure still follows
+
+
+def test_a_verdict_on_what_was_asked_leads_before_a_figure_computed_beside_it() -> None:
+    """ "신혼부부인데 버팀목 되나요?": whether the named programme is open leads; the DSR cap follows."""
+    loans = PlanStep(step_id="search-loan", team=Team.SEARCH, task="대출 조회", inputs={"focus": ["loan"]})
+    simulate = PlanStep(step_id="simulate-loan", team=Team.ANALYSIS, task="대출 계산")
+    verdict = "신혼부부 전용 버팀목 전세자금대출은 말씀하신 내용으로 막히는 요건은 없습니다."
+    dsr = {"headline": "DSR 원리금 상한은 2,600만원입니다.", "figures": [{"label": "DSR", "value": 2600}]}
+    answer = answer_of(
+        IntentType.LOAN_CONSULT, (loans, {"headline": verdict, "verdict": True}), (simulate, dsr)
+    )
+    assert answer.startswith(verdict)
+    plain = answer_of(IntentType.LOAN_CONSULT, (loans, {"headline": verdict}), (simulate, dsr))
+    assert plain.startswith("DSR")  # without the mark, the computed figure leads as before

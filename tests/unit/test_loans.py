@@ -34,7 +34,7 @@ def test_shipped_file_validates_and_names_every_required_programme(book: LoanBoo
     names = {e.name for e in book.entries}
     for needed in (
         "버팀목 전세자금대출",
-        "신혼부부 전용 전세자금대출",
+        "신혼부부 전용 버팀목 전세자금대출",
         "청년 전용 버팀목 전세자금대출",
         "보금자리론",
     ):
@@ -144,3 +144,12 @@ def test_the_persons_own_figures_rule_programmes_out_and_say_why(book: LoanBook)
     assert not any(f.label.startswith("내집마련 디딤돌 대출") for f in pricey.figures)
     fits = loan_result(book, "연봉 4천 무주택 5억 집 디딤돌 가능?", None, TODAY)
     assert fits.headline.startswith("내집마련 디딤돌 대출") and "막히는 요건은 없고" in fits.headline
+
+
+def test_a_family_named_by_a_newlywed_is_answered_for_the_newlyweds_programme(book: LoanBook) -> None:
+    # loan_programs.json: 버팀목 전세자금대출 연소득 상한 5,000만원; 신혼부부 전용 버팀목 7,500만원
+    asked = loan_result(book, "신혼부부인데 전세 3억 구하면 버팀목 되나요? 합산 연봉 6500이에요", None, TODAY)
+    assert asked.verdict
+    assert "버팀목 전세자금대출(연소득 상한 5,000만원)을 받을 수 없습니다" in asked.headline
+    assert "신혼부부 전용 버팀목 전세자금대출은 말씀하신 내용으로 막히는 요건은 없고" in asked.headline
+    assert not loan_result(book, "전세자금대출 상품 알려줘", None, TODAY).verdict
