@@ -3,6 +3,7 @@ namespace of their own on real servers, so they never see each other's events.""
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -18,6 +19,19 @@ from services.platform.db import migrate, open_pool
 from services.platform.eventstore import EventStore
 from services.platform.settings import InfraSettings
 from tests.servers import ServerUrls, real_servers
+
+
+@pytest.fixture(scope="session", autouse=True)
+def jipsa_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """`jipsa ask` keeps the person it asks as in $JIPSA_HOME (services/ask/person.py): tests that run it
+    keep theirs in a folder of the test session, never in the home of whoever runs the tests."""
+    home, before = tmp_path_factory.mktemp("jipsa-home"), os.environ.get("JIPSA_HOME")
+    os.environ["JIPSA_HOME"] = str(home)
+    yield home
+    if before is None:
+        os.environ.pop("JIPSA_HOME", None)
+    else:
+        os.environ["JIPSA_HOME"] = before
 
 
 @pytest.fixture(scope="session")

@@ -211,7 +211,9 @@ def _bare_continuations(text: str, found: list[Money]) -> list[Money]:
             or TO_RAISED.match(after)
             or DEMANDED.match(after)
         )
-        goes_on = is_target or _RANGE_LINK.match(between) or RAISE_BY.match(after) or CUT_BY.match(after)
+        goes_on = bool(
+            is_target or _RANGE_LINK.match(between) or RAISE_BY.match(after) or CUT_BY.match(after)
+        )
         if not goes_on and WITH_DEPOSIT.fullmatch(between):
             deposit = max(before, key=lambda f: f.end)
             goes_on = _rent_with(deposit, _sub_manwon(m["sub"]), text)
