@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import ValidationError
 
 from contracts.entities import QueryEntities
-from services.housing.money import format_manwon
+from services.housing.money import bare_demands, format_manwon
 
 # The person's facts, in groups stated together, each with the words the answer names it by.
 FACT_GROUPS: tuple[tuple[str, ...], ...] = (
@@ -68,6 +68,32 @@ def said_before(
     now = _figures(entities, [n for n in remembered if n not in recalled])
     parts = [f"지난번에 말씀하신 {earlier}"] * bool(earlier) + [f"앞서 말씀하신 {now}"] * bool(now)
     return f"{', '.join(parts)} 기준입니다." if parts else None
+
+
+def demanded_of(text: str, earlier: QueryEntities) -> dict[str, int]:
+    """A figure the landlord demands with no word of which ('80으로 올려달래요' after '보증금 1000에
+    70 내요'), read against the lease stated before: the new deposit or rent it is nearer to by ratio (80
+    is a rent beside 70, never a deposit beside 1,000); a raise by it ('10 더 올려달래요') raises the
+    rent when it is smaller than the rent, else the deposit."""
+    lease = {
+        asked: now
+        for asked, now in (
+            ("requested_deposit_manwon", earlier.deposit_manwon),
+            ("requested_monthly_rent_manwon", earlier.monthly_rent_manwon),
+        )
+        if now
+    }
+    if not lease:
+        return {}
+    for value, new_figure in bare_demands(text):
+        if new_figure:
+            field = min(lease, key=lambda f: max(value, lease[f]) / min(value, lease[f]))
+            return {field: value}
+        rent = lease.get("requested_monthly_rent_manwon")
+        field = "requested_monthly_rent_manwon" if rent and value < rent else "requested_deposit_manwon"
+        if field in lease:
+            return {field: lease[field] + value}
+    return {}
 
 
 def noted(entities: QueryEntities) -> str | None:

@@ -222,6 +222,22 @@ def _bare_continuations(text: str, found: list[Money]) -> list[Money]:
     return changes
 
 
+def bare_demands(text: object) -> list[tuple[int, bool]]:
+    """Bare numbers said as a landlord's demand with no amount or money word before them: (만원, whether
+    it is the new figure rather than a raise by it). "80으로 올려달래요", "90 달래요" -> (80, True),
+    (90, True); "10 더 올려달래요" -> (10, False). Money only against a lease stated before
+    (conversation.py)."""
+    text = normalize(text)
+    found = find_money(text)
+    demands = []
+    for m in _BARE.finditer(text):
+        after = text[m.end() :]
+        new_figure = bool(TO_RAISED.match(after) or DEMANDED.match(after))
+        if _free(found, m.start(), m.end()) and (new_figure or RAISE_BY.match(after)):
+            demands += [(money.manwon, new_figure)] if (money := _bare_manwon(m)) else []
+    return demands
+
+
 def _rent_with(deposit: Money, rent: float | None, text: str) -> bool:
     """Whether a bare number after "보증금 X에" can be the rent paid with that deposit."""
     return (

@@ -23,3 +23,34 @@ BROKERAGE_FEE_WORDS = re.compile(
     # "부동산에 얼마 줘야", "중개사한테 돈 얼마 내요": paying the broker is asking its fee.
     rf"|{_BROKER}\s*(?:에|에게|에다|한테|쪽에)\s*(?:돈\s*)?얼마.{{0,8}}(?:줘|주|내|드려|드리|나가)"
 )
+
+
+# Whether a message asks anything: a question mark, a question's or a request's ending, a question word,
+# or a demand it reports ("올려달래요", "나가래요" ask whether they may). A message with none of these
+# only tells ("지금 전세 2억에 살아요", "연봉 4천이에요").
+ASKING = re.compile(
+    r"[?？]|까|나요|가요|는지|던데|어때|어떤|어떻|어디|언제|왜|얼마|몇|뭐|뭔|무엇|무슨|누가|누구"
+    r"|알려|가르쳐|주세요|줘|주실|주시|봐요|볼래|될까|되나|돼나|되는|돼도|해도|하면|되면|인가|인지"
+    r"|가능|괜찮|맞나|맞아|맞는|할\s*수|싶|원해|찾|구해|구하|보여|비교|계산|작성|써|만들|검토|추천|확인"
+    r"|올려\s*달|올린대|올리겠|달래|달라|하재|하자|나가라|나가래|빼래|래요|재요|대요|라는데|라고"
+)
+
+
+# A sentence that ends, as a statement does ("살아요", "이에요", "있습니다"): a search written as words
+# ("강남구 아파트 전세 5억") is no statement and asks for what it names.
+_STATEMENT_END = re.compile(r"(?:요|다|죠|음)\s*[.!~]*\s*$")
+# Someone else's doing, or a trouble, reported ("집주인이 세금 체납했어요"): the report asks what to do.
+_REPORTED = re.compile(r"집\s*주인|임대인|주인|중개|부동산|은행|경매|압류|체납|사기|문제|고장|누수|통보|연락")
+ONLY_TELLS_CHARS = 60  # longer messages tell a story, and a story asks something
+
+
+def only_tells(text: str) -> bool:
+    """Whether a message only tells the person's situation ("지금 전세 2억에 살아요", "연봉 4천이에요"):
+    a short statement that asks nothing and reports nobody else's doing."""
+    text = text.strip()
+    return (
+        len(text) <= ONLY_TELLS_CHARS
+        and _STATEMENT_END.search(text) is not None
+        and ASKING.search(text) is None
+        and _REPORTED.search(text) is None
+    )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
+from services.housing.conversation import demanded_of
 from services.housing.entities import extract_entities
 from services.housing.places import default_gazetteer, regions_named
 from services.housing.text import normalize
@@ -75,6 +76,21 @@ def fee_inputs_from_before(text: str, named: QueryEntities, previous: PriorTurn 
         return named
     before = previous_entities(previous)
     return merge_entities(before, named) if before.amounts_manwon else named
+
+
+def demand_from_before(text: str, named: QueryEntities, previous: PriorTurn | None) -> QueryEntities:
+    """A turn that only demands a figure ("이번에 갱신하는데 80으로 올려달래요") is read against the lease the
+    person stated before (the previous plan's entities carry what was said in every earlier turn): the
+    figure becomes the new rent or deposit asked, and that lease comes along, so the raise is checked."""
+    if previous is None or named.amounts_manwon:
+        return named
+    before = previous_entities(previous)
+    asked = demanded_of(text, before)
+    if not asked:
+        return named
+    lease = {"deposit_manwon": before.deposit_manwon, "monthly_rent_manwon": before.monthly_rent_manwon}
+    figures = [v for v in (*lease.values(), *asked.values()) if v is not None]
+    return named.model_copy(update={**lease, **asked, "amounts_manwon": figures})
 
 
 def previous_entities(previous: PriorTurn) -> QueryEntities:

@@ -27,13 +27,14 @@ from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
 from services.housing.constraints import stated_with_figures
 from services.housing.contract_text import looks_like_contract
+from services.housing.conversation import FACT_LABELS
 from services.housing.entities import extract_entities
 from services.housing.money import DEMAND_VERBS
 from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS, only_tells
 
 if TYPE_CHECKING:
     from services.planner.evidence import Neighbour
@@ -410,6 +411,10 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
     if asks_about_internals(text) and not _HOUSING_WORDS.search(text):
         # "관리자 비밀번호 뭐야?": 관리자 is in the statutes, the request is not; no evidence overrides it
         return I.IRRELEVANT, 0.9, [], _SETTLED
+    if only_tells(text) and _tells_facts(entities):
+        # "지금 전세 2억에 살아요": nothing asked yet; the facts are kept for the next turn, the answer
+        # says so and what it can be asked (services/supervisor/response.guidance)
+        return I.UNCLEAR, 0.7, [], _SETTLED
     hits = find_hits(text)
     about_law = statute_headings().match(text).score >= STATUTE_FLOOR
     about_housing = _HOUSING_WORDS.search(text) or _names_anything(entities, text) or about_law
@@ -442,6 +447,11 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
     if about_law:  # nothing else argues, and the statutes have a heading on it: ask them (cheap) first
         return I.LEGAL_CONSULT, 0.4, _words(h.word for h in hits), _HEADINGS_ONLY_OPEN_TO
     return I.UNCLEAR, 0.6, _words(h.word for h in hits), _ANY
+
+
+def _tells_facts(entities: QueryEntities) -> bool:
+    """The person's own figures: their lease, income, the home's price or its debt."""
+    return any(getattr(entities, name) is not None for name in FACT_LABELS)
 
 
 def _scores(hits: list[Hit], text: str, entities: QueryEntities) -> dict[IntentType, float]:

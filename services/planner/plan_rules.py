@@ -124,7 +124,8 @@ def plan_by_rules(
     text = normalize(query)
     named = extract_entities(text, today=today)
     if previous is not None and followup.is_follow_up(text, previous, named):
-        entities = followup.merge_entities(followup.previous_entities(previous), named)
+        demanded = followup.demand_from_before(text, named, previous)
+        entities = followup.merge_entities(followup.previous_entities(previous), demanded)
         task = _task_asked(find_hits(text))
         intent = _continued_intent(previous.intent, text, entities, task)
         if task:  # a new task on the same subject: its own steps, the question before as context
@@ -135,6 +136,7 @@ def plan_by_rules(
         context = previous.query
     else:
         entities = followup.fee_inputs_from_before(text, named, previous)
+        entities = followup.demand_from_before(text, entities, previous)
         intent = classify(text, entities, evidence)
         step_ids = _step_ids(intent.type, text, entities)
         previous_query, context = None, text

@@ -11,8 +11,9 @@ from contracts.entities import QueryEntities
 from contracts.steps import StepInputs, plan_inputs
 from contracts.values import Intent, IntentType
 from services.document.common.draft import turns_said
-from services.housing.conversation import facts_stated, said_before, with_earlier_facts
+from services.housing.conversation import demanded_of, facts_stated, said_before, with_earlier_facts
 from services.housing.entities import extract_entities
+from services.planner.followup import PriorTurn
 from services.planner.plan_rules import plan_by_rules
 from services.planner.remembered import Remembered, intent_remembering, steps_remembering
 from services.platform.team import StepWork
@@ -108,3 +109,35 @@ def test_a_reply_typed_while_answering_is_read_after_the_query() -> None:
         "임대차계약서 작성해 주세요. 보증금 3억",
         "주소는 서울 송파구 올림픽로 300이요",
     ]
+
+
+DEMANDED_AS = st.sampled_from(
+    ["{}으로 올려달래요", "{}로 올린대요", "{} 달래요", "{}로 하재요", "{} 받겠대요"]
+)  # fmt: skip
+
+
+@given(st.integers(100, 50_000), st.integers(5, 300), st.floats(1.0, 1.6), DEMANDED_AS)
+def test_a_figure_demanded_with_no_word_of_which_is_the_lease_figure_it_is_near(
+    deposit: int, rent: int, raised: float, said: str
+) -> None:
+    """'80으로 올려달래요' after '보증금 1000에 70': a new rent of 80; near a deposit, a deposit."""
+    earlier = QueryEntities(deposit_manwon=deposit, monthly_rent_manwon=rent)
+    new_rent, new_deposit = round(rent * raised), round(deposit * raised)
+    if new_rent * 3 < deposit:  # far enough apart that the nearer one is the one meant
+        text = said.format(new_rent)
+        asked = demanded_of(f"이번에 갱신하는데 {text}", earlier)
+        assert asked == {"requested_monthly_rent_manwon": new_rent}
+    if deposit >= rent * 3:
+        text = said.format(new_deposit)
+        assert demanded_of(text, earlier) == {"requested_deposit_manwon": new_deposit}
+
+
+def test_a_demand_alone_after_a_lease_plans_the_raise_check_with_that_lease() -> None:
+    stated = plan_by_rules("지금 월세 보증금 1000에 70 내고 있어요")
+    previous = PriorTurn("지금 월세 보증금 1000에 70 내고 있어요", stated.intent)
+    plan = plan_by_rules("이번에 갱신하는데 80으로 올려달래요", previous)
+    (check,) = [s for s in plan.steps if s.step_id == "check-rent-increase"]
+    entities = plan_inputs(check.inputs).entities
+    assert (entities.deposit_manwon, entities.monthly_rent_manwon) == (1000, 70)
+    assert entities.requested_monthly_rent_manwon == 80
+    assert demanded_of("2년 더 살고 싶어요", QueryEntities(monthly_rent_manwon=70)) == {}

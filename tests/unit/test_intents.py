@@ -243,3 +243,46 @@ def test_two_complexes_set_side_by_side_ask_for_listings(text: str) -> None:
 )
 def test_a_word_read_by_convention_does_not_turn_a_question_of_law_into_a_search(text: str) -> None:
     assert classify(text).type is I.LEGAL_CONSULT
+
+
+# The person telling their situation, in the ways people say it, and what they might ask after it.
+TOLD_FIGURES = st.sampled_from(
+    [
+        "전세 {d}에",
+        "보증금 {d}에 월세 {r}",
+        "월세 보증금 {d}에 {r}",
+        "반전세로 보증금 {d}에 월세 {r}",
+        "연봉 {i}",
+        "연소득 {i}",
+    ]
+)
+TOLD_ENDINGS = st.sampled_from(["살아요", "살고 있어요", "내고 있어요", "이에요", "입니다", "살고 있습니다"])
+TOLD_OPENINGS = st.sampled_from(["", "저 ", "지금 ", "현재 ", "저는 지금 "])
+ASKED_AFTER = st.sampled_from(
+    [
+        " 집주인이 {up} 올려달래요",
+        " 대출 얼마까지 나와요?",
+        " 이거 시세보다 비싼가요",
+        " 갱신할 때 얼마까지 올릴 수 있어요?",
+        " 위험한지 봐주세요",
+    ]
+)
+DEPOSITS = st.sampled_from(["1억", "2억 5천", "3억", "5천", "1000", "8천"])
+
+
+@given(TOLD_OPENINGS, TOLD_FIGURES, TOLD_ENDINGS, DEPOSITS, st.integers(20, 150), st.integers(2, 9))
+def test_a_message_that_only_tells_the_persons_figures_asks_nothing_yet(
+    opening: str, figures: str, ending: str, deposit: str, rent: int, income_k: int
+) -> None:
+    """'지금 전세 2억에 살아요' runs no team: the facts are kept and the answer says so (guidance)."""
+    said = figures.format(d=deposit, r=rent, i=f"{income_k}천")
+    assert classify(f"{opening}{said} {ending}").type is I.UNCLEAR
+
+
+@given(TOLD_OPENINGS, TOLD_FIGURES, DEPOSITS, st.integers(20, 150), ASKED_AFTER)
+def test_the_same_figures_with_anything_asked_are_a_question(
+    opening: str, figures: str, deposit: str, rent: int, asked: str
+) -> None:
+    said = figures.format(d=deposit, r=rent, i="5천")
+    text = f"{opening}{said} 내고 있는데{asked.format(up='10%')}"
+    assert classify(text).type not in (I.UNCLEAR, I.IRRELEVANT), text
