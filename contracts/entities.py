@@ -33,6 +33,14 @@ class DealType(StrEnum):
     SHORT_TERM = "short_term"  # 단기임대
 
 
+class Ranking(StrEnum):
+    CHEAPEST = "cheapest"
+    PRICIEST = "priciest"
+    NEAREST = "nearest"
+    LARGEST = "largest"
+    NEWEST = "newest"
+
+
 class QueryEntities(Frozen):
     gu: list[str] = Field(
         default=[], description="Seoul districts (구), full names: 강남구; a named 동 adds its 구"
@@ -107,6 +115,11 @@ class QueryEntities(Frozen):
     )
     conditions_said: list[str] = Field(
         default=[], description="each condition above as read, for the answer: '세대수 1,500세대 초과'"
+    )
+    ranked_by: Ranking | None = Field(
+        default=None,
+        description="the superlative asked, which orders what is found: 제일 싼 -> cheapest, 제일 비싼 -> "
+        "priciest, 역에서 제일 가까운 -> nearest, 세대수 제일 많은 -> largest, 제일 새 -> newest",
     )
     conditions_not_in_data: list[str] = Field(
         default=[], description="conditions named that the listings cannot check: 주차, 반려동물, 향"

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
+from contracts.entities import Ranking
 from services.housing.text import normalize
 
 # How a number is written before 세대: "1,500", "1500", "2천", "1천5백", "천"
@@ -57,6 +58,19 @@ _STATION_AREA = re.compile(r"역세권")
 STATION_AREA_WALK_MIN = 10  # 역세권 with no minutes: 도보 10분 이내
 
 # Conditions people put on a home that the listings snapshot has no column for.
+# A superlative asked ("역에서 제일 가까운", "제일 싼"): it orders what is found, best first.
+_MOST = r"(?:제일|가장|젤|최고로)\s*"
+_RANKINGS: tuple[tuple[Ranking, re.Pattern[str]], ...] = (
+    (Ranking.CHEAPEST, re.compile(rf"{_MOST}(?:싼|싸|저렴)|최저가")),
+    (Ranking.PRICIEST, re.compile(rf"{_MOST}비싼|최고가")),
+    (Ranking.NEAREST, re.compile(rf"{_MOST}가까")),
+    (
+        Ranking.LARGEST,
+        re.compile(rf"세대\s*수?\S{{0,2}}\s*{_MOST}많|{_MOST}(?:큰|많은)\s*단지|{_MOST}대단지"),
+    ),
+    (Ranking.NEWEST, re.compile(rf"{_MOST}(?:새|신축|최근|최신|늦게)")),
+)
+
 _NOT_IN_DATA: tuple[tuple[str, str], ...] = (
     ("주차", r"주차"),
     ("엘리베이터", r"엘리베이터|엘베|승강기"),
@@ -79,6 +93,7 @@ class Constraints:
     walk_max_min: int | None = None
     not_in_data: tuple[str, ...] = ()  # conditions named that no listing column can check
     said: tuple[str, ...] = field(default=())  # each bound read, as the answer says it
+    ranked_by: Ranking | None = None
 
 
 def read_constraints(text: str, today: date | None = None) -> Constraints:
@@ -89,7 +104,8 @@ def read_constraints(text: str, today: date | None = None) -> Constraints:
     walk = _walk(text)
     said = tuple(s for s in (households[2], built[2], walk[1]) if s)
     missing = tuple(name for name, words in _NOT_IN_DATA if re.search(words, text))
-    return Constraints(households[0], households[1], built[0], built[1], walk[0], missing, said)
+    ranked = next((r for r, words in _RANKINGS if words.search(text)), None)
+    return Constraints(households[0], households[1], built[0], built[1], walk[0], missing, said, ranked)
 
 
 def stated_with_figures(said: Iterable[str]) -> bool:

@@ -111,6 +111,7 @@ def extract_entities(
         walk_max_min=wanted.walk_max_min,
         conditions_said=list(wanted.said),
         conditions_not_in_data=list(wanted.not_in_data),
+        ranked_by=wanted.ranked_by,
     )
 
 

@@ -26,7 +26,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import dict_row, scalar_row
 from psycopg_pool import AsyncConnectionPool
 
-from contracts.entities import QueryEntities
+from contracts.entities import QueryEntities, Ranking
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.steps import SearchOptions
 from services.housing.amounts import Bounds, bounds_text
@@ -117,6 +117,7 @@ class ListingFilters:
     complex_ids: tuple[str, ...] = ()  # a complex the question names: its own row, nothing around it
     conditions_said: tuple[str, ...] = ()  # the conditions above as the person's words were read
     conditions_not_in_data: tuple[str, ...] = ()  # conditions named that no column can check (주차)
+    ranked_by: Ranking | None = None  # a superlative asked ("역에서 제일 가까운"): the order, best first
     limit: int = DEFAULT_LIMIT
     offset: int = 0
 
@@ -166,6 +167,7 @@ def filters_from(entities: QueryEntities, options: SearchOptions = NO_OPTIONS) -
         households_max=_either(options.households_max, entities.households_max),
         conditions_said=tuple(entities.conditions_said),
         conditions_not_in_data=tuple(entities.conditions_not_in_data),
+        ranked_by=entities.ranked_by,
         limit=min(max(options.limit or DEFAULT_LIMIT, 1), MAX_LIMIT),
         offset=max(options.offset or 0, 0),
     )
@@ -297,7 +299,24 @@ def _one_room_select(f: ListingFilters) -> str:
     )
 
 
+_RANKED_ORDER = {
+    Ranking.NEAREST: "walk_min ASC NULLS LAST",
+    Ranking.LARGEST: "households DESC NULLS LAST",
+    Ranking.NEWEST: "completion_ym DESC NULLS LAST",
+}
+
+
 def order_by(f: ListingFilters) -> str:
+    """A superlative asked orders first; else bounds asked sort by price, a station by the walk, and
+    anything else by the size of the complex."""
+    price = "rent_min" if f.deal_type == "monthly" and (f.rent_asked or not f.price_asked) else "price_min"
+    if f.ranked_by is Ranking.CHEAPEST:
+        return f"{price} ASC NULLS LAST, walk_min ASC NULLS LAST, listing_id"
+    if f.ranked_by is Ranking.PRICIEST:
+        top = "rent_max" if price == "rent_min" else "price_max"
+        return f"{top} DESC NULLS LAST, walk_min ASC NULLS LAST, listing_id"
+    if f.ranked_by in _RANKED_ORDER:
+        return f"{_RANKED_ORDER[f.ranked_by]}, households DESC NULLS LAST, listing_id"
     if f.price_asked or f.rent_asked:
         price = "rent_min" if f.deal_type == "monthly" and f.rent_asked else "price_min"
         return f"{price} ASC NULLS LAST, walk_min ASC NULLS LAST, listing_id"
@@ -410,12 +429,12 @@ def listing_result(f: ListingFilters, total: int, rows: list[ListingRow]) -> Ste
         asked = asked.removeprefix("월세 ")
     scope = " ".join(filter(None, (described, asked)))
     headline = f"{scope} {what}{topic_particle(what)} {total:,}{unit}입니다"
-    cheapest = rows[0].price_min_manwon if rows and not f.offset else None
-    if cheapest is not None and f.price_asked and f.deal_type in ("sale", "jeonse"):
-        headline += f": 가장 낮은 호가는 {rows[0].name} {won_text(cheapest)}"
+    lead = ranked_first(f, rows[0]) if rows and not f.offset else None
+    if lead:
+        headline += f": {lead}"
     if rows and (len(rows) < total or f.offset):
-        first = f"{f.offset + 1}번째부터 " if f.offset else ""
-        headline += f". 그중 {first}{len(rows)}{unit}을 보여 드립니다"
+        since = f"{f.offset + 1}번째부터 " if f.offset else ""
+        headline += f". 그중 {since}{len(rows)}{unit}을 보여 드립니다"
     headline += "."
     findings = [SNAPSHOT_CAVEAT, _sort_note(f)]
     if f.unsupported_types:
@@ -454,7 +473,41 @@ def asked_prices(f: ListingFilters) -> str:
     return bounds_text(f.deal_type, Bounds(f.price_min, f.price_max), Bounds(f.rent_min, f.rent_max))
 
 
+_RANKED_NOTE = {
+    Ranking.CHEAPEST: "가격이 낮은 순으로 정렬했습니다.",
+    Ranking.PRICIEST: "가격이 높은 순으로 정렬했습니다.",
+    Ranking.NEAREST: "역까지 도보 시간이 짧은 순으로 정렬했습니다.",
+    Ranking.LARGEST: "세대수가 많은 순으로 정렬했습니다.",
+    Ranking.NEWEST: "준공이 최근인 순으로 정렬했습니다.",
+}
+
+
+def ranked_first(f: ListingFilters, row: ListingRow) -> str | None:
+    """What the superlative asked names: the first row found and the figure that puts it first. A 매매 or
+    전세 price bound asks for the cheapest first too ("8억 이하로 있어요?")."""
+    priced = f.price_asked and f.deal_type in ("sale", "jeonse")
+    ranked = f.ranked_by or (Ranking.CHEAPEST if priced else None)
+    monthly = f.deal_type == "monthly"
+    low = row.monthly_rent_min_manwon if monthly else row.price_min_manwon
+    high = row.monthly_rent_max_manwon if monthly else row.price_max_manwon
+    per = "월 " if monthly else ""
+    match ranked:
+        case Ranking.CHEAPEST if low is not None:
+            return f"가장 낮은 호가는 {row.name} {per}{won_text(low)}"
+        case Ranking.PRICIEST if high is not None:
+            return f"가장 높은 호가는 {row.name} {per}{won_text(high)}"
+        case Ranking.NEAREST if row.walk_min is not None:
+            return f"역에서 가장 가까운 곳은 {row.name}({row.station} 도보 {row.walk_min}분)"
+        case Ranking.LARGEST if row.households is not None:
+            return f"세대수가 가장 많은 곳은 {row.name}({row.households:,}세대)"
+        case Ranking.NEWEST if row.completion_ym:
+            return f"가장 최근에 준공된 곳은 {row.name}({row.completion_ym} 준공)"
+    return None
+
+
 def _sort_note(f: ListingFilters) -> str:
+    if f.ranked_by is not None:
+        return _RANKED_NOTE[f.ranked_by]
     if f.price_asked or f.rent_asked:
         return "가격이 낮은 순으로 정렬했습니다."
     if f.stations:

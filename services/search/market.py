@@ -11,6 +11,7 @@ from contracts.results import Figure, StepResult
 from contracts.search import MarketStats, RegionMarket
 from services.housing.area import PYEONG_M2
 from services.housing.money import format_manwon
+from services.housing.text import topic_particle
 from services.platform.team import StepWork
 from services.search.listings import (
     DEAL_KO,
@@ -288,15 +289,20 @@ def complexes_compared(named: list[NamedComplex], deal_type: str, notes: list[st
     deal = DEAL_KO.get(deal_type, deal_type)
     priced = [c for c in named if None not in c.ranges.get(deal_type, (None, None))]
     findings = [complex_headline(c, deal_type) for c in named]
+    headline = f"{' · '.join(c.name for c in named)} {deal} 호가 비교입니다."
     if len(priced) > 1:
+        # "어디가 더 싸요?", "제일 싼 데는?": which asks least and which most is the answer
         low = min(priced, key=lambda c: c.ranges[deal_type][0] or 0)
         high = max(priced, key=lambda c: c.ranges[deal_type][1] or 0)
-        findings.append(
-            f"최저 호가가 가장 낮은 곳: {low.name}, 최고 호가가 가장 높은 곳: {high.name}"
-            " (한 단지 안에서도 면적·층에 따라 호가 폭이 큽니다)."
+        ask = (lambda v: f"월 {format_manwon(v)}") if deal_type == "monthly" else format_manwon
+        headline = (
+            f"{' · '.join(c.name for c in named)} {deal} 호가를 비교하면 {low.name}{topic_particle(low.name)}"
+            f" 최저 호가 {ask(low.ranges[deal_type][0] or 0)}으로 가장 낮고, {high.name}"
+            f"{topic_particle(high.name)} 최고 호가 {ask(high.ranges[deal_type][1] or 0)}으로 가장 높습니다."
         )
+        findings.append("한 단지 안에서도 면적·층에 따라 호가 폭이 큽니다.")
     return StepResult(
-        headline=f"{' · '.join(c.name for c in named)} {deal} 호가 비교입니다.",
+        headline=headline,
         findings=[*findings, SNAPSHOT_CAVEAT, *notes],
         figures=[fig for c in named for fig in complex_figures(c, deal_type)],
         data={"named_complexes": [_named_data(c, deal_type) for c in named]},

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contracts.entities import Ranking
 from services.housing.constraints import read_constraints
 from services.housing.entities import extract_entities
 
@@ -166,3 +167,30 @@ def test_the_entities_carry_the_conditions() -> None:
     entities = extract_entities("송파구 1,500세대 넘는 아파트 전세, 준공 10년 이내", today=TODAY)
     assert (entities.households_min, entities.completion_year_min) == (1501, 2016)
     assert entities.conditions_said == ["세대수 1,500세대 초과", "준공 10년 이내(준공 2016년 이후)"]
+
+
+# A superlative in the ways people ask it -> the order it asks for.
+_SUPERLATIVES = {
+    "제일 싼": Ranking.CHEAPEST,
+    "가장 저렴한": Ranking.CHEAPEST,
+    "젤 싼": Ranking.CHEAPEST,
+    "제일 비싼": Ranking.PRICIEST,
+    "역에서 제일 가까운": Ranking.NEAREST,
+    "지하철역까지 가장 가까운": Ranking.NEAREST,
+    "세대수 제일 많은": Ranking.LARGEST,
+    "가장 큰 단지인": Ranking.LARGEST,
+    "제일 새": Ranking.NEWEST,
+    "가장 최근에 지은": Ranking.NEWEST,
+}
+
+
+@given(st.sampled_from(sorted(_SUPERLATIVES)), _LEADS, _KINDS, _ENDS)
+def test_a_superlative_asked_orders_what_is_found(said: str, lead: str, kind: str, end: str) -> None:
+    text = f"{lead}{said} {kind}{end}"
+    assert read_constraints(text, TODAY).ranked_by is _SUPERLATIVES[said], text
+    assert extract_entities(text, today=TODAY).ranked_by is _SUPERLATIVES[said]
+
+
+@pytest.mark.parametrize("text", ["송파구 아파트 전세 알려줘", "가까운 역 근처 원룸", "싼 아파트 있어요?"])
+def test_no_superlative_no_order_asked(text: str) -> None:
+    assert read_constraints(text, TODAY).ranked_by is None

@@ -288,3 +288,24 @@ def test_what_the_snapshot_does_not_list_is_said_once_with_what_it_does(question
 @pytest.mark.parametrize("question", ["송파구 아파트 전세", "강남구 빌라랑 아파트 매매", "원룸 월세 시세"])
 def test_a_question_the_snapshot_can_answer_has_no_gap(question: str) -> None:
     assert coverage_gap(extract_entities(question)) is None
+
+
+def row(name: str, **fields: object) -> ListingRow:
+    return ListingRow(listing_id=name, kind="complex", name=name, property_type="officetel", gu="강남구",
+                      dong="역삼동", **fields)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_a_superlative_orders_the_rows_and_the_first_row_answers_it() -> None:
+    """'강남구 오피스텔 중에 역에서 제일 가까운 곳 월세로': sorted by the walk, the nearest named first."""
+    f = filters_from(extract_entities("강남구 오피스텔 중에 역에서 제일 가까운 곳 월세로"))
+    assert order_by(f).startswith("walk_min ASC")
+    near = row("역삼푸르지오시티", station="역삼역", walk_min=1, monthly_rent_min_manwon=70)
+    headline = listing_result(f, 189, [near]).headline or ""
+    assert "역에서 가장 가까운 곳은 역삼푸르지오시티(역삼역 도보 1분)" in headline
+    cheap = filters_from(extract_entities("송파구에서 제일 싼 아파트 매매 매물 어디예요?"))
+    assert order_by(cheap).startswith("price_min ASC")
+    found = listing_result(cheap, 269, [row("한양", price_min_manwon=13500)]).headline or ""
+    assert "가장 낮은 호가는 한양 1억 3,500만원" in found
+    newest = filters_from(extract_entities("서초구 가장 최근에 지은 아파트 전세"))
+    assert order_by(newest).startswith("completion_ym DESC")
+    assert "세대수가 많은 순" not in (listing_result(newest, 1, []).findings[1])

@@ -14,6 +14,7 @@ from services.search.market import (
     MarketStats,
     around_complex,
     complex_headline,
+    complexes_compared,
     market_result,
     with_complex_first,
 )
@@ -201,3 +202,25 @@ def test_the_complex_comes_first_and_the_statistics_of_its_dong_after() -> None:
     ]
     assert result.data["named_complex"]["lowest_ask_manwon"] == 69000
     assert result.data["market_stats"] == district.data["market_stats"]
+
+
+def test_complexes_compared_answer_which_asks_least_and_which_most() -> None:
+    """'헬리오시티랑 잠실엘스랑 리센츠 중에 전세 제일 싼 데는?' is answered in the first sentence."""
+
+    def named(name: str, low: int, high: int) -> NamedComplex:
+        ranges = {"jeonse": (low, high)}
+        return NamedComplex(name, name, "apartment", "송파구", "잠실동", 5000, ranges, {"jeonse": 9})
+
+    compared = complexes_compared(
+        [
+            named("헬리오시티", 69000, 265000),
+            named("잠실엘스", 102000, 170000),
+            named("리센츠", 49500, 190000),
+        ],
+        "jeonse",
+        [],
+    )
+    assert compared.headline == (
+        "헬리오시티 · 잠실엘스 · 리센츠 전세 호가를 비교하면 리센츠는 최저 호가 4억 9,500만원으로 가장 낮고, "
+        "헬리오시티는 최고 호가 26억 5,000만원으로 가장 높습니다."
+    )
