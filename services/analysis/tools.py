@@ -60,7 +60,7 @@ TOOLS: tuple[AnalysisTool, ...] = (
         description="비교 단지 대비 호가·평당가 적정성 판단",
         focuses=(StepFocus.MARKET_ANALYSIS,),
         words=re.compile(r"적정|적당|비싼|비싸|싼가|저렴|호가|고평가|저평가"),
-        run=lambda case, lib: market_analysis(case),
+        run=lambda case, lib: market_analysis(case, lib.rules.lease.conversion_rate),
     ),
     AnalysisTool(
         name="contract_review",

@@ -13,6 +13,7 @@ from typing import TypeVar
 from contracts.entities import DealType, PropertyType, QueryEntities
 from services.housing.amounts import (
     Bounds,
+    PriceBounds,
     bounds_text,
     given_figures,
     parse_percent,
@@ -25,6 +26,7 @@ from services.housing.dates import find_dates, parse_term_months
 from services.housing.elapsed import elapsed_since
 from services.housing.places import Gazetteer, compact, default_gazetteer
 from services.housing.text import normalize
+from services.housing.vocabulary import JUDGED
 
 T = TypeVar("T")
 
@@ -75,7 +77,8 @@ def extract_entities(
     places = gazetteer.find(text)
     amounts = read_amounts(text)
     given = given_figures(amounts)
-    bounds = price_bounds(text)
+    # "보증금 500에 월세 45인데 시세보다 비싼 편인가요?": the person's own figures are judged, not searched
+    bounds = PriceBounds() if JUDGED.search(text) else price_bounds(text)
     size = parse_size(text)
     wanted = read_constraints(text, today)
     return QueryEntities(

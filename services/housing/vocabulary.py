@@ -25,6 +25,15 @@ BROKERAGE_FEE_WORDS = re.compile(
 )
 
 
+# A price the person has judged against the market ("이거 시세보다 비싼 편인가요?", "바가지 아닌가요",
+# "적당한 가격이에요?"): their figures are what is judged, never bounds of a search.
+JUDGED_WORDS = (
+    r"시세\s*(?:보다|에\s*비해|대비)|평균\s*(?:보다|에\s*비해)|(?:비싼|싼|저렴한|센|높은|낮은)\s*편"
+    r"|바가지|적당한|적당해|적정한|적정해|괜찮은\s*가격|제값|비싸게|싸게\s*(?:구한|얻은|계약)"
+)
+JUDGED = re.compile(JUDGED_WORDS)
+
+
 # Whether a message asks anything: a question mark, a question's or a request's ending, a question word,
 # or a demand it reports ("올려달래요", "나가래요" ask whether they may). A message with none of these
 # only tells ("지금 전세 2억에 살아요", "연봉 4천이에요").

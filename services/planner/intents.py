@@ -34,7 +34,7 @@ from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS, only_tells
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS, JUDGED, JUDGED_WORDS, only_tells
 
 if TYPE_CHECKING:
     from services.planner.evidence import Neighbour
@@ -225,7 +225,7 @@ SIGNALS = _signals(
         Topic.ANALYSIS_ASK,
         None,
         0,
-        r"계산|시뮬|평가|분석|비교|판단|따져|산정|산출|진단|적정|타당|가능\s*(?:한\s*)?금액",
+        r"계산|시뮬|평가|분석|비교|판단|따져|산정|산출|진단|적정|타당|가능\s*(?:한\s*)?금액|" + JUDGED_WORDS,
     ),
 )
 
@@ -478,6 +478,8 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
     priced = _bounded(entities.price_min_manwon, entities.price_max_manwon) or _bounded(
         entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon
     )
+    # A price the person asks to be judged ("12억이면 바가지 아닌가요?") is no bound, but is a price named.
+    priced = priced or bool(entities.amounts_manwon and JUDGED.search(text))
     # A condition on complexes (세대수, 준공, 도보 분) is asked only of listings, and so are two
     # complexes set side by side ("헬리오시티랑 잠실엘스"): each decides by itself.
     conditions = DECIDING_WEIGHT * (

@@ -153,23 +153,34 @@ def assemble(intent: Intent, steps: list[PlanStep], context_query: str) -> Plan:
 
 def with_sale_prices_for_risk(steps: list[PlanStep]) -> list[PlanStep]:
     """A 전세 market search that feeds a jeonse-risk or price analysis also fetches 매매 prices: the
-    deposit-to-price ratio (전세가율) needs the sale price the person did not ask about."""
-    needs_sale = {
-        dep
+    deposit-to-price ratio (전세가율) needs the sale price the person did not ask about. A search that
+    feeds a judgement of a price fetches a sample large enough to place it in."""
+    feeds = {
+        dep: set(plan_inputs(s.inputs).focus) & {StepFocus.JEONSE_RISK, StepFocus.MARKET_ANALYSIS}
         for s in steps
-        if {StepFocus.JEONSE_RISK, StepFocus.MARKET_ANALYSIS} & set(plan_inputs(s.inputs).focus)
         for dep in s.depends_on
     }
-    return [_also_sale(s) if s.step_id in needs_sale else s for s in steps]
+    return [_fed(s, feeds[s.step_id]) if feeds.get(s.step_id) else s for s in steps]
 
 
-def _also_sale(step: PlanStep) -> PlanStep:
-    """A market search of a lease deal type that also fetches 매매 prices."""
+# Listings a judgement of a price is placed among (the search team caps a page at its own maximum).
+JUDGEMENT_SAMPLE = 100
+
+
+def _fed(step: PlanStep, analyses: set[StepFocus]) -> PlanStep:
+    """A market search of a lease deal type that also fetches 매매 prices, and a sample for a judgement."""
     inputs = plan_inputs(step.inputs)
-    if StepFocus.MARKET not in inputs.focus or inputs.entities.deal_type in (None, DealType.SALE):
+    if StepFocus.MARKET not in inputs.focus:
         return step
-    also = inputs.model_copy(update={"also_deal_types": [DealType.SALE]})
-    return step.model_copy(update={"inputs": inputs_for_plan(also)})
+    update: dict[str, object] = {}
+    deal = inputs.entities.deal_type
+    if StepFocus.JEONSE_RISK in analyses and deal not in (None, DealType.SALE) or deal is DealType.JEONSE:
+        update["also_deal_types"] = [DealType.SALE]
+    if StepFocus.MARKET_ANALYSIS in analyses:
+        update["search"] = inputs.search.model_copy(update={"limit": JUDGEMENT_SAMPLE})
+    if not update:
+        return step
+    return step.model_copy(update={"inputs": inputs_for_plan(inputs.model_copy(update=update))})
 
 
 def _task_asked(hits: list[Hit]) -> IntentType | None:

@@ -166,7 +166,7 @@ def test_an_asked_price_is_placed_among_comparables_per_pyeong() -> None:
         entities=QueryEntities(amounts_manwon=[110000], size_min_m2=84),
         dependency_results={"s": StepResult(listings=listings)},
     )
-    result = market_analysis(case)
+    result = market_analysis(case, RATE)
     assert figure(result, "호가 평당 가격").value == round(110000 / (84 / 3.3058))
     assert figure(result, "호가 백분위").value == pytest.approx(66.7)
     assert result.data["market_analysis"]["comparables"] == ["x", "y", "z"]
@@ -175,9 +175,61 @@ def test_an_asked_price_is_placed_among_comparables_per_pyeong() -> None:
 
 def test_too_few_comparables_gives_no_verdict() -> None:
     result = market_analysis(
-        Case("5억 적정한가요", dependency_results={"s": StepResult(listings=SEARCH_STEP.listings[:1])})
+        Case("5억 적정한가요", dependency_results={"s": StepResult(listings=SEARCH_STEP.listings[:1])}), RATE
     )
     assert "판단하지 않았습니다" in result.headline and not result.figures
+
+
+RATE = RULES.lease.conversion_rate
+
+
+def one_room(listing_id: str, deposit: int, rent: int) -> ListingRow:
+    prices = {"price_min_manwon": deposit, "price_max_manwon": deposit}
+    rents = {"monthly_rent_min_manwon": rent, "monthly_rent_max_manwon": rent}
+    where = {"gu": "강남구", "dong": "역삼동", "deal_type": "monthly"}
+    return ListingRow(
+        listing_id=listing_id,
+        name=listing_id,
+        kind="one_room",
+        property_type="oneroom",
+        **where,
+        **prices,
+        **rents,
+    )
+
+
+def test_a_monthly_rent_is_judged_by_the_months_cost_with_its_deposit_converted() -> None:
+    """'보증금 500에 월세 45인데 비싼 편인가요?': 45 + 500 × rate ÷ 12 against each listing costed alike."""
+    offers = [
+        ("a", 1000, 40),
+        ("b", 500, 50),
+        ("c", 300, 55),
+        ("d", 2000, 35),
+        ("e", 1000, 60),
+        ("f", 500, 42),
+    ]
+    listings = [one_room(i, d, r) for i, d, r in offers]
+    entities = QueryEntities(deal_type="monthly", deposit_manwon=500, monthly_rent_manwon=45)
+    case = Case("보증금 500에 월세 45인데 비싼 편인가요?", entities, {}, {"s": StepResult(listings=listings)})
+    result = market_analysis(case, RATE)
+    costs = sorted(r + d * RATE / 12 for _, d, r in offers)
+    mine = 45 + 500 * RATE / 12
+    assert figure(result, "말씀하신 월 부담(환산)").value == round(mine, 1)
+    assert figure(result, "월 부담 백분위").value == round(percentile_of(mine, costs), 1)
+    assert result.headline.startswith("보증금 500만원·월세 45만원은 비교한 월세 매물 6건 가운데")
+    few = Case("월세 45 비싼가요", entities, {}, {"s": StepResult(listings=listings[:2])})
+    assert "판단하지 않았습니다" in market_analysis(few, RATE).headline
+
+
+def test_a_price_asked_of_one_named_complex_sits_in_its_own_range() -> None:
+    """'잠실엘스 전세 12억이면 비싼 편이에요?': 잠실엘스 전세 호가 10억 2,000만원~17억원 (complexes.csv)."""
+    entities = QueryEntities(deal_type="jeonse", complexes=["잠실엘스"], amounts_manwon=[120000])
+    named = StepResult(listings=[listed("잠실엘스", "jeonse", 102000, 170000)])
+    result = market_analysis(Case("잠실엘스 전세 12억이면 비싼 편이에요?", entities, {}, {"s": named}), RATE)
+    # (120000 - 102000) / (170000 - 102000) = 26.5%: the middle band (25-75%)
+    assert result.headline == (
+        "12억원은 잠실엘스의 전세 호가 범위(10억 2,000만원~17억원)에서 아래로부터 26% 지점, 중간입니다."
+    )
 
 
 def test_the_market_value_comes_from_the_search_steps_published_market_stats() -> None:

@@ -79,7 +79,7 @@ async def test_a_failing_tool_is_isolated(monkeypatch: pytest.MonkeyPatch) -> No
     def broken(case, statutes):
         raise ValueError("bad listing row")
 
-    monkeypatch.setattr("services.analysis.tools.market_analysis", lambda case: broken(case, None))
+    monkeypatch.setattr("services.analysis.tools.market_analysis", lambda case, rate: broken(case, None))
     out = await analyse(step("전세 3억 5천으로 올려달래요", ["rent_increase", "market_analysis"]), LIBRARY)
     assert set(out.result.failed_tools) == {"market_analysis"}
     assert "bad listing row" in out.result.failed_tools["market_analysis"]

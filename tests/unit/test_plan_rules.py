@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from contracts.steps import plan_inputs
 from contracts.values import IntentType, PlanStep, Team
 from services.planner.plan_rules import Plan, plan_by_rules
 from services.planner.steps import TEAM_SECONDS, estimated_seconds, strategy_of, validate_steps
@@ -353,3 +356,32 @@ def test_the_risk_of_a_named_complex_is_judged_from_its_market(query: str) -> No
     """A complex named is a property to judge, as a place named is, not only a rule to cite."""
     plan = plan_by_rules(query)
     assert step(plan, "analyze-risk").depends_on == ["search-market"]
+
+
+JUDGED_AS = st.sampled_from(
+    ["시세보다 비싼 편인가요?", "비싼 편이에요?", "적당한 가격인가요", "바가지 아닌가요?", "싼 편이에요?"]
+)  # fmt: skip
+FIGURES_JUDGED = st.sampled_from(
+    [
+        ("역삼동 원룸 보증금 500에 월세 45인데", {"deposit_manwon": 500, "monthly_rent_manwon": 45}),
+        ("잠실엘스 전세 12억이면", {"deposit_manwon": 120000}),
+        ("반포동 아파트 매매 30억", {"sale_price_manwon": 300000}),
+    ]
+)
+
+
+@given(FIGURES_JUDGED, JUDGED_AS)
+def test_a_price_judged_against_the_market_is_analysed_never_searched_for(
+    figures: tuple[str, dict[str, int]], judged: str
+) -> None:
+    """'보증금 500에 월세 45인데 시세보다 비싼 편인가요?': the person's figures are what is judged; a search
+    bounded to exactly them would find nothing to judge them against."""
+    said, facts = figures
+    plan = plan_by_rules(f"{said} {judged}")
+    ids = [s.step_id for s in plan.steps]
+    assert "analyze-market" in ids and "search-market" in ids
+    (search,) = [s for s in plan.steps if s.step_id == "search-market"]
+    entities = plan_inputs(search.inputs).entities
+    assert {k: getattr(entities, k) for k in facts} == facts
+    assert entities.price_min_manwon is None and entities.price_max_manwon is None
+    assert entities.monthly_rent_min_manwon is None and plan_inputs(search.inputs).search.limit == 100
