@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from pathlib import Path
 
+from services.housing.dates import add_months
 from services.housing.money import format_manwon
 
 RULES = Path(__file__).resolve().parents[2] / "infra" / "seed" / "legal" / "answers.toml"
@@ -64,6 +66,19 @@ class StatuteAnswer:
     # A general rule (a term against the tenant is void) decides a question about a specific clause
     # before that clause's right does: when it is asked about, it leads wherever the question names it.
     general: bool = False
+    # A notice the article requires so many months before the lease ends: with the end date said, the
+    # answer opens with the last day for it.
+    notice_months: int | None = None
+
+    def deadline(self, ends: date) -> str | None:
+        """'만기가 2027-03-31이면 2027-01-31까지 …' for an answer with a notice period."""
+        if self.notice_months is None:
+            return None
+        last = add_months(ends, -self.notice_months)
+        return (
+            f"만기가 {ends.isoformat()}이면 {last.isoformat()}까지 임대인에게 알려야 합니다"
+            "(그날까지 닿아야 하니 여유 있게 보내고, 문자·내용증명처럼 남는 방법이 좋습니다)."
+        )
 
 
 @cache
@@ -79,6 +94,7 @@ def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
             threshold=Threshold(**row["threshold"]) if "threshold" in row else None,
             outside=row.get("outside"),
             general=row.get("general", False),
+            notice_months=row.get("notice_months"),
         )
         for row in book["answer"]
     )

@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from contracts.results import ListingRow, StepResult
+from services.document.common.fields import read_answer
 from services.document.lease.fields import REQUIRED, collect_fields, fields_from_text, missing_fields
 from services.housing.dates import months_between, term_end
 
@@ -150,7 +151,7 @@ def test_term_end_may_be_answered_as_a_length() -> None:
 
 def test_unreadable_answers_are_reported_not_guessed() -> None:
     fields, problems = collect_fields(
-        "", answers={"deposit_won": "많이", "term_start": "다음 달", "rent_day": "말일쯤", "unknown": "x"}
+        "", answers={"deposit_won": "많이", "term_start": "다음 달", "rent_day": "월급날", "unknown": "x"}
     )
     assert set(problems) == {"deposit_won", "term_start", "rent_day"}
     assert fields.deposit_won is None and fields.term_start is None
@@ -187,3 +188,11 @@ def test_term_arithmetic() -> None:
     assert term_end(date(2024, 1, 31), 1) == date(2024, 2, 28)
     assert months_between(date(2025, 3, 1), date(2027, 2, 28)) == 24
     assert months_between(date(2025, 3, 1), date(2026, 2, 28)) == 12
+
+
+@pytest.mark.parametrize("said", ["매달 말일", "매월 말일", "매월 마지막 날", "지급일은 월말"])
+def test_the_last_day_of_the_month_is_a_rent_day(said: str) -> None:
+    """'매달 말일 지급': the contract says 매월 말일 (kept as 31, the last day of every month)."""
+    found = fields_from_text(f"월세 계약. 보증금 3천, 월세 120 {said} 지급")
+    assert found["rent_day"] == 31
+    assert read_answer("rent_day", said) == {"rent_day": 31}

@@ -3,6 +3,8 @@ they have, and questions about a subject (in words the book was not written from
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from services.housing.statute_answers import answer_for, answer_resting_on, statute_answers
@@ -55,6 +57,11 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ("갱신 요구는 안 하기로 하는 조건을 넣자는데 서명해도 되나요?", "임차인에게 불리한 특약"),
         ("보증금 반환을 청구하지 않기로 한 특약도 유효한가요", "임차인에게 불리한 특약"),
         ("월세를 세 달째 못 내고 있는데 집주인이 방 빼래요", "월세 연체"),
+        (
+            "전세 만기가 내년 3월 말인데 언제까지 집주인한테 나간다고 말해야 돼요?",
+            "임차인이 나간다고 알릴 때",
+        ),
+        ("이사 가려면 몇 달 전에 통보해야 돼요?", "임차인이 나간다고 알릴 때"),
         ("차임 연체 두 번이면 쫓겨나나요?", "월세 연체"),
         (
             "신축 아파트 입주했는데 벽에 금이 갔어요. 언제까지 고쳐달라고 할 수 있나요?",
@@ -138,3 +145,12 @@ def test_a_return_the_landlord_puts_off_is_the_deposit_return_subject(question: 
     """What the landlord says of giving the deposit back names the subject, whatever article ranks first."""
     answer = answer_for(question)
     assert answer is not None and answer.subject == "보증금을 돌려받지 못할 때"
+
+
+def test_a_notice_answer_gives_the_last_day_before_the_end_said() -> None:
+    """제6조①: the tenant's notice reaches the landlord 2 months before the end (2027-03-31 -> 2027-01-31)."""
+    notice = answer_for("재계약 안 하려면 언제까지 얘기해야 하나요")
+    assert notice is not None and notice.notice_months == 2
+    assert (notice.deadline(date(2027, 3, 31)) or "").startswith("만기가 2027-03-31이면 2027-01-31까지")
+    others = [a for a in statute_answers() if a is not notice]
+    assert all(a.deadline(date(2027, 3, 31)) is None for a in others)

@@ -193,6 +193,9 @@ def _term_end_answer(text: str, today: date | None) -> dict[str, Any]:
 
 
 def _day_of_month(text: str) -> int:
+    """'25일', '매월 25일', '말일' (31: every month's last day)."""
+    if re.search(r"말일|월말|마지막\s*날", text):
+        return 31
     day = re.search(r"\d{1,2}", text)
     if not day or not 1 <= int(day.group()) <= 31:
         raise ValueError(f"매월 며칠인지 읽을 수 없습니다: {text!r} (예: 25)")

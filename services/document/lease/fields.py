@@ -126,7 +126,11 @@ FROM_TO_PRICE = re.compile(
 PREVIOUS_PRICE = re.compile(
     rf"(?:기존|종전|현재|갱신\s*전)\s*(보증금|전세금|월세|차임)\s*(?:은|는|이|가)?\s*({AMOUNT})"
 )
-RENT_DAY = re.compile(r"(?:매월|매달|지급일\s*(?:은|는|:)?\s*(?:매월\s*)?)\s*(\d{1,2})\s*일")
+# "매월 25일", "매달 말일" (the last day: kept as 31, which every contract reads as 말일).
+RENT_DAY = re.compile(
+    r"(?:매월|매달|지급일\s*(?:은|는|:)?\s*(?:매월\s*)?)\s*(?:(\d{1,2})\s*일|(말일|월말|마지막\s*날))"
+)
+LAST_DAY = 31
 SHORT_REASON = re.compile(r"(?:사유|이유)\s*(?:는|은|:)?\s*([^,.\n]+)")
 TERM_RANGE = re.compile(rf"({DATE.pattern})\s*(?:부터|~|–|에서)\s*({DATE.pattern})")
 START_MARK = re.compile(r"(?:입주일?|시작일|인도일|계약\s*시작)\s*(?:은|는|:)?\s*$")
@@ -228,7 +232,7 @@ def _loose_fields(text: str, found: dict[str, Any]) -> dict[str, Any]:
     if AREA.search(text):
         loose["area_m2"] = area_m2(text)
     if day := RENT_DAY.search(text):
-        loose["rent_day"] = int(day.group(1))
+        loose["rent_day"] = int(day.group(1)) if day.group(1) else LAST_DAY
     if reason := SHORT_REASON.search(text):
         loose["short_term_reason"] = reason.group(1).strip()
     if "broker_office" not in found and (broker := BROKER.search(text)):

@@ -153,5 +153,5 @@ def parties_section(f: LeaseFields) -> list[Block]:
 def _rent(f: LeaseFields) -> str:
     if not f.monthly_rent_won:
         return "없음 (전세)"
-    day = f.rent_day if f.rent_day else BLANK
-    return f"{amount_text(f.monthly_rent_won)}은 매월 {day}일에 지불한다 (입금계좌: {BLANK})"
+    day = "말일" if f.rent_day == 31 else f"{f.rent_day}일" if f.rent_day else f"{BLANK}일"
+    return f"{amount_text(f.monthly_rent_won)}은 매월 {day}에 지불한다 (입금계좌: {BLANK})"

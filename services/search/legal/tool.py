@@ -45,8 +45,13 @@ async def legal_search(ctx: HasLegalIndex, step: StepWork) -> StepResult:
 
 
 def verdict_on_figures(answer: StatuteAnswer | None, step: StepWork) -> str | None:
-    """Whether the lease the person describes is over the lines the answer's article draws."""
-    if answer is None or answer.threshold is None:
+    """Whether the lease the person describes is over the lines the answer's article draws, or the last
+    day for a notice the article requires before the end date the person gave."""
+    if answer is None:
+        return None
+    if answer.notice_months is not None and step.entities.dates:
+        return answer.deadline(date.fromisoformat(max(step.entities.dates)))
+    if answer.threshold is None:
         return None
     given = given_figures(read_amounts(step.query))
     jeonse = step.entities.deal_type == DealType.JEONSE and given.monthly_rent is None
