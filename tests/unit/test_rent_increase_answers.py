@@ -139,6 +139,13 @@ def test_part_of_the_deposit_turned_into_rent_is_30_a_month_at_4_5_percent() -> 
     assert {"주택임대차보호법/제7조의2", "주택임대차보호법_시행령/제9조"} <= cited(result)
 
 
+def test_a_conversion_beside_the_rent_paid_now_says_the_rent_it_comes_to() -> None:
+    # 5,000 × 4.5% ÷ 12 = 18.75만원 (187,500원); with the 50만원 paid now, 68.75만원 (687,500원) a month.
+    query = "보증금 1억에 월세 50 살다가 보증금 일부 빼고 월세 올리자는데 5천 빼면 월세 얼마까지?"
+    result = answer(query, lease_with_base_rate(0.025))
+    assert result.headline.endswith("지금 월세 50만원과 합하면 월 687,500원까지입니다.")
+
+
 def test_the_part_taken_out_of_a_given_deposit_is_converted() -> None:
     # 30,000 − 10,000 = 20,000 left; 10,000 × 4.5% ÷ 12 = 37.5만원 (제7조의2, 시행령 제9조).
     result = answer("보증금 3억에서 1억 빼고 나머지는 월세로 돌리재요", lease_with_base_rate(0.025))

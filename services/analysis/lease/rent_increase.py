@@ -293,6 +293,20 @@ def asks_conversion_only(case: Case, found: list[Increase]) -> bool:
     return bool(CONVERSION.search(case.query)) and not raises
 
 
+def converted_headline(case: Case, converted: float, rate: float) -> str:
+    """The most rent a converted deposit may bring, and with the rent paid now, the rent it comes to
+    ('보증금 1억에 월세 50 … 5천 빼면 월세 얼마까지?': 50만원 + 187,500원)."""
+    added = converted * rate / 12
+    said = (
+        f"보증금 {won_text(converted)}을 월세로 전환하면 법정 전환율 상한 {rate:.1%} 기준 "
+        f"월 {won_text(added)}까지 받을 수 있습니다({_CONVERSION_SOURCE})"
+    )
+    now = case.number("monthly_rent_manwon")
+    if not now:
+        return f"{said}."
+    return f"{said}: 지금 월세 {won_text(now)}과 합하면 월 {won_text(now + added)}까지입니다."
+
+
 def conversion_answer(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepResult:
     """A question about turning deposit into monthly rent (전월세 전환) and not about an increase: the
     most rent the converted deposit may bring at today's rate, or the rule with that rate when no amount
@@ -301,10 +315,7 @@ def conversion_answer(case: Case, rules: LeaseRules, statutes: StatuteBook) -> S
     converted = converted_deposit(case)
     per_100m = 10_000 * rate / 12
     if converted:
-        headline = (
-            f"보증금 {won_text(converted)}을 월세로 전환하면 법정 전환율 상한 {rate:.1%} 기준 "
-            f"월 {won_text(converted * rate / 12)}까지 받을 수 있습니다({_CONVERSION_SOURCE})."
-        )
+        headline = converted_headline(case, converted, rate)
     else:
         headline = (
             f"보증금을 월세로 돌릴 때 전환율 상한은 지금 연 {rate:.1%}입니다: 월세는 돌리는 보증금 × "
@@ -376,10 +387,7 @@ def rent_increase(case: Case, rules: LeaseRules, statutes: StatuteBook) -> StepR
     barred = since is not None and not since.at_least(rules.increase_cap.min_months_between_increases)
     if converted and not asked:  # "보증금 1억을 월세로 돌리면 얼마?": the conversion is the answer
         rate = rules.conversion_rate
-        headline = (
-            f"보증금 {won_text(converted)}을 월세로 전환하면 법정 전환율 상한 {rate:.1%} 기준 "
-            f"월 {won_text(converted * rate / 12)}까지 받을 수 있습니다({_CONVERSION_SOURCE})."
-        )
+        headline = converted_headline(case, converted, rate)
     elif barred and since is not None:  # within a year no increase may be asked, whatever its size
         headline = one_year_headline(since, _kinds(case, found), rules)
     elif asked:
