@@ -295,11 +295,18 @@ def complexes_compared(named: list[NamedComplex], deal_type: str, notes: list[st
         low = min(priced, key=lambda c: c.ranges[deal_type][0] or 0)
         high = max(priced, key=lambda c: c.ranges[deal_type][1] or 0)
         ask = (lambda v: f"월 {format_manwon(v)}") if deal_type == "monthly" else format_manwon
-        headline = (
-            f"{' · '.join(c.name for c in named)} {deal} 호가를 비교하면 {low.name}{topic_particle(low.name)}"
-            f" 최저 호가 {ask(low.ranges[deal_type][0] or 0)}으로 가장 낮고, {high.name}"
-            f"{topic_particle(high.name)} 최고 호가 {ask(high.ranges[deal_type][1] or 0)}으로 가장 높습니다."
-        )
+        names = " · ".join(c.name for c in named)
+        lowest, highest = ask(low.ranges[deal_type][0] or 0), ask(high.ranges[deal_type][1] or 0)
+        if low is high:  # one complex asks both the least and the most: its range is the widest
+            headline = (
+                f"{names} {deal} 호가를 비교하면 {low.name}{topic_particle(low.name)} 최저 호가 {lowest}으로 "
+                f"가장 낮고 최고 호가 {highest}으로 가장 높아, 호가 폭이 가장 넓습니다."
+            )
+        else:
+            headline = (
+                f"{names} {deal} 호가를 비교하면 {low.name}{topic_particle(low.name)} 최저 호가 {lowest}으로 "
+                f"가장 낮고, {high.name}{topic_particle(high.name)} 최고 호가 {highest}으로 가장 높습니다."
+            )
         findings.append("한 단지 안에서도 면적·층에 따라 호가 폭이 큽니다.")
     return StepResult(
         headline=headline,

@@ -208,8 +208,10 @@ def test_complexes_compared_answer_which_asks_least_and_which_most() -> None:
     """'헬리오시티랑 잠실엘스랑 리센츠 중에 전세 제일 싼 데는?' is answered in the first sentence."""
 
     def named(name: str, low: int, high: int) -> NamedComplex:
-        ranges = {"jeonse": (low, high)}
-        return NamedComplex(name, name, "apartment", "송파구", "잠실동", 5000, ranges, {"jeonse": 9})
+        ranges = {"jeonse": (low, high), "sale": (low, high)}
+        return NamedComplex(
+            name, name, "apartment", "송파구", "잠실동", 5000, ranges, {"jeonse": 9, "sale": 9}
+        )
 
     compared = complexes_compared(
         [
@@ -223,4 +225,12 @@ def test_complexes_compared_answer_which_asks_least_and_which_most() -> None:
     assert compared.headline == (
         "헬리오시티 · 잠실엘스 · 리센츠 전세 호가를 비교하면 리센츠는 최저 호가 4억 9,500만원으로 가장 낮고, "
         "헬리오시티는 최고 호가 26억 5,000만원으로 가장 높습니다."
+    )
+    # complexes.csv 매매: 잠실엘스 289,000~450,000, 헬리오시티 170,000~550,000: one asks both the least and most
+    wide = complexes_compared(
+        [named("잠실엘스", 289000, 450000), named("헬리오시티", 170000, 550000)], "sale", []
+    )
+    assert wide.headline == (
+        "잠실엘스 · 헬리오시티 매매 호가를 비교하면 헬리오시티는 최저 호가 17억원으로 가장 낮고 "
+        "최고 호가 55억원으로 가장 높아, 호가 폭이 가장 넓습니다."
     )
