@@ -226,7 +226,7 @@ def test_complexes_compared_answer_which_asks_least_and_which_most() -> None:
         "헬리오시티 · 잠실엘스 · 리센츠 전세 호가를 비교하면 리센츠는 최저 호가 4억 9,500만원으로 가장 낮고, "
         "헬리오시티는 최고 호가 26억 5,000만원으로 가장 높습니다."
     )
-    # complexes.csv 매매: 잠실엘스 289,000~450,000, 헬리오시티 170,000~550,000: one asks both the least and most
+    # complexes.csv 매매: 잠실엘스 289,000~450,000, 헬리오시티 170,000~550,000 (one asks least and most)
     wide = complexes_compared(
         [named("잠실엘스", 289000, 450000), named("헬리오시티", 170000, 550000)], "sale", []
     )
