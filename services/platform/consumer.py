@@ -22,17 +22,16 @@ Error policy, stated once for every consumer:
   again at once from the fresh stream, a few times, before counting as a failure.
 
 Fetching is FastStream's: each consumer is a durable pull subscriber on a
-`bus.Broker` of its own, which hands every message it fetches to the consumer and
-fetches the next at once; the consumer handles each in a task of its own
-(`handle_message`; at most max_ack_pending unacknowledged, which the server
-holds to), so one slow message holds no other. Acknowledging stays ours
-(FastStream's manual policy, through its message's ack, nack, reject and
-in_progress), since the inbox, the attempts and the parking decide it. The bus
-going away, or
-losing the consumer with its storage, is noticed by the lag sample and waited
-out by binding again with a backoff (`run`); a message whose ack could not
-reach NATS is redelivered after ack_wait and found in the inbox, at the cost of
-one delivery.
+`bus.Broker` of its own, which fetches one message at a time and hands it to
+`_take`; the messages already waiting behind it come along
+(together.waiting_behind), and what one fetch brought is handled in a task of
+its own, so a slow fetch holds no other (at most max_ack_pending unacknowledged,
+which the server holds to). Acknowledging stays ours (FastStream's manual
+policy, through its message's ack, nack, reject and in_progress), since the
+inbox, the attempts and the parking decide it. The bus going away, or losing
+the consumer with its storage, is noticed by the lag sample and waited out by
+binding again with a backoff (`run`); a message whose ack could not reach NATS
+is redelivered after ack_wait and found in the inbox, at the cost of one delivery.
 
 We set the server's max_deliver to unlimited and count attempts ourselves: a
 message whose handling kills the process is redelivered, and on the delivery
@@ -47,7 +46,10 @@ delivery, to this or another replica, fails on the claim (after waiting on its
 row lock until the first commits), rolls back whatever its handler decided and
 is acknowledged as a duplicate. The events the handler returns are appended in
 that same transaction, so "handled" and "its effects" commit together or not
-at all. Replicas bind to one durable pull consumer and share its messages.
+at all. Replicas bind to one durable pull consumer and share its messages. The
+messages of one fetch handled together (together.py) go through the same code
+(`transact`): their claims, each decision and every append in one transaction;
+one that fails rolls all of them back, and each is then handled alone.
 
 A subscription with slow work (a team's step) does it in `prepare`, before that
 transaction, and the handler only records what it produced: the claim still
@@ -60,9 +62,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import psycopg
 from faststream import AckPolicy as Settling
@@ -81,22 +83,21 @@ from services.platform import telemetry
 from services.platform.bus import Broker, ConsumerPolicy, ensure_stream
 from services.platform.db import Begun, read_rows, run_in_transaction
 from services.platform.deadletters import park
-from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_in
+from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_each_in
 from services.platform.outages import BusUnreachable, backoff, is_outage, store_answers, url_of
 from services.platform.publisher import Announcer
 from services.platform.settings import InfraSettings
 from services.platform.storable import escaped
+from services.platform.together import Prepared, Result, Taken, handle_together, waiting_behind
 
 log = logging.getLogger("jipsa.consumer")
+# A handler's claim on its event (Begun.queue: sent with its first statement). A claim made before fails the
+# transaction (the inbox's key), so the appends and COMMIT may follow it in one round trip unanswered.
+CLAIM_SQL = "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s)"
 DECISION_RACES = 5
 LAG_SAMPLE_S = 5.0
-# Sent with the transaction's BEGIN (db.run_in_transaction): the inbox row is the handler's claim on the
-# event. A claim already made fails the transaction (the primary key), so the handler's appends and the
-# COMMIT may follow it in one round trip without waiting for its answer.
-CLAIM_SQL = "INSERT INTO inbox (consumer, event_id) VALUES (%s, %s)"
 FETCH_WAIT_S = 1.0  # how long one fetch waits for a message before FastStream asks again
 OUTAGE_FIRST_WAIT_S, OUTAGE_MAX_WAIT_S = 0.5, 5.0
-Result = Literal["handled", "duplicate", "retry", "parked"]
 
 
 class Poison(Exception):
@@ -156,7 +157,8 @@ class Consumer:
         self.durable = f"{settings.namespace}-{subscription.consumer}"
         self.subject = filter_for(subscription.event_type, settings.namespace, subscription.routing)
         self.stop = asyncio.Event()  # `run`'s; a message handled outside `run` waits out outages for ever
-        self._handling: set[asyncio.Task[None]] = set()  # the messages taken and not yet settled
+        self._handling: set[asyncio.Task[None]] = set()  # the fetches taken and not yet settled
+        self.subscriber: LogicSubscriber[Any] | None = None  # the binding `_take` is handed messages by
 
     def config(self) -> ConsumerConfig:
         return ConsumerConfig(
@@ -181,32 +183,37 @@ class Consumer:
         each message through a memory stream, two task groups and two semaphores on its way, which
         costs more than the task does.
 
-        Fetch one at a time (the policy's fetch_batch, 1 in infra/nats/jetstream.json): a fetch of more
-        than one that finds nothing waiting becomes a pull that lingers until its batch is full or it
-        expires, and nats-py returns the message that did arrive only then, so an idle consumer would
-        handle some hops late by up to the pull's expiry. Both measured in docs/hot-path.md."""
+        FastStream fetches one at a time: a fetch of more than one that finds nothing waiting lingers
+        until its batch is full or it expires, and nats-py returns the message that did arrive only
+        then. What waits behind a message is taken apart (together.waiting_behind), without lingering.
+        Both measured in docs/hot-path.md."""
         subscriber = broker.subscriber(
             self.subject,
             stream=JStream(self.settings.stream_name, declare=False),  # ensure_stream declares it
             durable=self.durable,
             config=self.config(),
-            pull_sub=PullSub(batch_size=self.policy.fetch_batch, timeout=FETCH_WAIT_S),
+            pull_sub=PullSub(batch_size=1, timeout=FETCH_WAIT_S),
             ack_policy=Settling.MANUAL,
             no_reply=True,
             title=f"{self.durable}:{self.sub.event_type}",
             description=f"{self.sub.consumer} handles {self.sub.event_type}",
         )
         subscriber(self._take)
+        self.subscriber = subscriber
         return subscriber
 
     async def _take(self, message: NatsMessage) -> None:
-        task = asyncio.create_task(self._settle(message))
+        fetched = [message, *await waiting_behind(self, message)]
+        task = asyncio.create_task(self._settle(fetched))
         self._handling.add(task)
         task.add_done_callback(self._handling.discard)
 
-    async def _settle(self, message: NatsMessage) -> None:
+    async def _settle(self, fetched: list[NatsMessage]) -> None:
         try:
-            await self.handle_message(message)
+            if len(fetched) == 1:
+                await self.handle_message(fetched[0])
+            else:
+                await handle_together(self, fetched)
         except Exception as e:  # its ack, nak or term could not reach NATS: it comes back after ack_wait
             log.warning("%s: delivery ended with %s: %s", self.durable, type(e).__name__, e)
 
@@ -259,42 +266,57 @@ class Consumer:
         telemetry.record_consumer_lag(self.durable, info.num_pending or 0)
 
     async def handle_message(self, message: NatsMessage | Msg) -> Result:
-        """Handle and settle one delivery: FastStream's message, or one fetched with nats-py itself."""
+        """Handle and settle one delivery alone: FastStream's message, or one fetched with nats-py itself."""
         if isinstance(message, Msg):
             message = NatsMessage(message, message.data)
-        msg = message.raw_message  # read only: its body, subject, headers and delivery count
-        delivery = msg.metadata.num_delivered
         try:
-            envelope = Envelope.model_validate_json(msg.data)
-            event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
+            taken = self.read(message)
         # Reading is pure, so whatever fails here fails on every delivery: an upcaster meeting a payload
         # without the field it moves raises KeyError or TypeError, not a ValidationError.
         except Exception as e:
+            delivery = message.raw_message.metadata.num_delivered
             return await self._park(message, f"unreadable message: {type(e).__name__}: {e}", delivery)
-        with self._span(envelope, msg, delivery) as span, telemetry.log_context(envelope):
-            result = await self._deliver(message, envelope, event, delivery)
+        return await self.settle(taken)
+
+    @staticmethod
+    def read(message: NatsMessage) -> Taken:
+        """The delivery's envelope and event (older versions upcast); raises if it cannot be read."""
+        msg = message.raw_message  # read only: its body, subject, headers and delivery count
+        delivery = msg.metadata.num_delivered
+        envelope = Envelope.model_validate_json(msg.data)
+        event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
+        return Taken(message, envelope, event, delivery)
+
+    async def settle(self, taken: Taken) -> Result:
+        """Handle a delivery in a transaction of its own, and acknowledge, retry or park it."""
+        with self.span(taken) as span, telemetry.log_context(taken.envelope):
+            result = await self._deliver(taken)
             span.set_attribute("jipsa.outcome", result)
         return result
 
-    def _span(self, envelope: Envelope, msg: Msg, delivery: int) -> contextlib.AbstractContextManager[Span]:
-        """The handler's span, a child of the span that appended the event (its envelope's traceparent)."""
+    def span(self, taken: Taken, together: int = 1) -> contextlib.AbstractContextManager[Span]:
+        """The handler's span, a child of the span that appended the event (its envelope's traceparent);
+        `together`: how many messages its transaction handles."""
         attributes = {
             "messaging.system": "nats",
-            "messaging.destination.name": msg.subject,
+            "messaging.destination.name": taken.message.raw_message.subject,
             "messaging.consumer.group.name": self.durable,
-            "jipsa.delivery": delivery,
+            "jipsa.delivery": taken.delivery,
         }
-        name = f"{self.sub.consumer} {envelope.event_type}"
-        return telemetry.span_from(envelope, name, kind=SpanKind.CONSUMER, attributes=attributes)
+        if together > 1:
+            attributes["jipsa.together"] = together
+        name = f"{self.sub.consumer} {taken.envelope.event_type}"
+        return telemetry.span_from(taken.envelope, name, kind=SpanKind.CONSUMER, attributes=attributes)
 
-    async def _deliver(self, message: NatsMessage, envelope: Envelope, event: Event, delivery: int) -> Result:
+    async def _deliver(self, taken: Taken) -> Result:
+        message, delivery = taken.message, taken.delivery
         if delivery > self.policy.max_attempts:
             return await self._park(
                 message, f"no attempt finished in {self.policy.max_attempts} deliveries", delivery
             )
         try:
-            with self._in_progress(message):
-                result = await self._handle_through_outages(envelope, event, delivery)
+            with self.in_progress(message):
+                result = await self._handle_through_outages(taken)
         except Poison as e:
             return await self._park(message, f"poison: {e}", delivery)
         except _StoppedInOutage:
@@ -304,16 +326,16 @@ class Consumer:
         await message.ack()
         return result
 
-    async def _handle_through_outages(self, envelope: Envelope, event: Event, delivery: int) -> Result:
+    async def _handle_through_outages(self, taken: Taken) -> Result:
         """Handle the message; a store outage under the handler is waited out and the message handled
         again, within this one delivery (see the error policy)."""
         while True:
             try:
-                return await self._handle_once(envelope, event, delivery)
+                return await self._handle_once(taken)
             except Exception as e:
                 if not is_outage(e):
                     raise
-                await self._wait_for_store(e, delivery)
+                await self._wait_for_store(e, taken.delivery)
 
     async def _wait_for_store(self, outage: Exception, delivery: int) -> None:
         log.warning(
@@ -331,32 +353,14 @@ class Consumer:
                 log.info("%s: store answers after %.1f s; handling again", self.durable, clock() - began)
                 return
 
-    async def _handle_once(self, envelope: Envelope, event: Event, delivery: int) -> Result:
-        prepared = None
-        if self.sub.prepare is not None:
-            if await self._handled(envelope):
+    async def _handle_once(self, taken: Taken) -> Result:
+        if self.sub.prepare is not None and taken.prepared is None:
+            if await self._handled(taken.envelope):
                 return "duplicate"
-            prepared = await self.sub.prepare(envelope, event)
-        claim = (CLAIM_SQL, (self.sub.consumer, envelope.event_id))
-
-        async def decide(begun: Begun) -> list[Recorded]:
-            context = HandlerContext(begun.conn, self.store, envelope, event, delivery, prepared)
-            outcome = await self.sub.handler(context)
-            if not outcome:
-                return []
-            # Re-parented on this handler's span: the next consumer's span becomes its child.
-            events = telemetry.with_current_trace(outcome.events)
-            return await append_in(
-                begun.conn,
-                events,
-                expected_version=outcome.expected_version,
-                announced=True,
-                then=begun.commit,  # in the append's round trip
-            )
-
+            taken = await self.prepared(taken)
         for race in range(DECISION_RACES):
             try:
-                appended = await run_in_transaction(self.pool, decide, claim)
+                appended = await self.transact([taken])
             except ConcurrencyError:
                 if race == DECISION_RACES - 1:
                     raise
@@ -364,13 +368,58 @@ class Consumer:
             except psycopg.Error as e:
                 # A claim made before fails the transaction wherever it surfaces (the handler's first read
                 # or its COMMIT): the inbox then has it, committed by the delivery that made it.
-                if not is_outage(e) and await self._handled(envelope):
+                if not is_outage(e) and await self._handled(taken.envelope):
                     return "duplicate"
                 raise
             if appended:  # committed: the next consumers hear of it now, not when the relay wakes
                 await self.announce(appended)
             return "handled"
         raise AssertionError("unreachable")
+
+    async def prepared(self, taken: Taken, together: int = 1) -> Taken:
+        """`taken` with what the subscription's `prepare` made of it."""
+        assert self.sub.prepare is not None
+        with self._spanned(taken, together):
+            return replace(taken, prepared=Prepared(await self.sub.prepare(taken.envelope, taken.event)))
+
+    async def transact(self, taken: Iterable[Taken], together: int = 1) -> list[Recorded]:
+        """The messages' inbox claims, each handler's decision and every append, in one transaction that
+        commits behind the last append or rolls back whole; what it appended. One message is `settle`'s;
+        `together`, one fetch's (together.py), whose batch may stop handing them over midway: each is
+        claimed as it is decided, its claim leaving with the decision's first statement. Each decision
+        sees the store as it was before the transaction (the appends all go at its end), so they must be
+        of different runs."""
+
+        async def work(begun: Begun) -> list[Recorded]:
+            decided = []
+            for one in taken:
+                await begun.queue(CLAIM_SQL, (self.sub.consumer, one.envelope.event_id))
+                decided.append(await self._decide(begun.conn, one, together))
+            return await append_each_in(begun.conn, decided, announced=True, then=begun.commit)
+
+        return await run_in_transaction(self.pool, work)
+
+    async def _decide(self, conn: AsyncConnection, taken: Taken, together: int) -> Outcome:
+        """The handler's decision, its events re-parented on its span: the next consumer's span becomes
+        their child."""
+        prepared = taken.prepared.value if taken.prepared is not None else None
+        context = HandlerContext(conn, self.store, taken.envelope, taken.event, taken.delivery, prepared)
+        with self._spanned(taken, together):
+            outcome = await self.sub.handler(context)
+            return (
+                replace(outcome, events=telemetry.with_current_trace(outcome.events))
+                if outcome
+                else Outcome()
+            )
+
+    @contextlib.contextmanager
+    def _spanned(self, taken: Taken, together: int) -> Iterator[None]:
+        """A message handled with others is given its span here; one alone is in its span (`settle`)."""
+        if together == 1:
+            yield
+            return
+        with self.span(taken, together), telemetry.log_context(taken.envelope):
+            yield
 
     async def _handled(self, envelope: Envelope) -> bool:
         """Whether the inbox has it already: spares a redelivered message's work (the claim still decides)."""
@@ -401,7 +450,7 @@ class Consumer:
         return "parked"
 
     @contextlib.contextmanager
-    def _in_progress(self, message: NatsMessage) -> Iterator[None]:
+    def in_progress(self, message: NatsMessage) -> Iterator[None]:
         """Tell NATS a slow handler (an LLM call) is alive, so the message is not redelivered under it.
         A timer, not a task: most handlers end long before the first beat, and a timer costs nothing to
         arm and cancel, where a task took two turns of the loop per message."""

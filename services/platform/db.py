@@ -166,6 +166,11 @@ class Begun:
         await self.conn.execute("COMMIT")
         self.committed = True
 
+    async def queue(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> None:
+        """A write that raises rather than answers (a consumer's inbox claim) queued, not sent, to leave
+        with the next statement that is (`_queued`): in `run_in_transaction`'s pipeline only."""
+        await _queued(self.conn, AsyncClientCursor(self.conn).mogrify(sql, params))
+
 
 @contextlib.asynccontextmanager
 async def transaction(pool: AsyncConnectionPool, *opening: Statement) -> AsyncIterator[Begun]:
@@ -235,9 +240,9 @@ async def run_in_transaction(
             try:
                 async with conn.pipeline():
                     await _queued(conn, "BEGIN")
-                    for sql, params in opening:
-                        await _queued(conn, AsyncClientCursor(conn).mogrify(sql, params))
                     begun = Begun(conn, [])
+                    for sql, params in opening:
+                        await begun.queue(sql, params)
                     result = await work(begun)
                     if not begun.committed:
                         await begun.commit()

@@ -31,7 +31,7 @@ import json
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import psycopg
 from psycopg import AsyncConnection
@@ -241,6 +241,48 @@ async def append_in(
     # and the store, not a dashboard, is the record of what happened.
     telemetry.record_appended(fresh)
     return [by_id[e.event_id] for e in events]
+
+
+class Appending(Protocol):
+    """Events to append with the stream version they expect (a consumer's Outcome)."""
+
+    @property
+    def events(self) -> Sequence[Envelope]: ...
+
+    @property
+    def expected_version(self) -> int | None: ...
+
+
+async def append_each_in(
+    conn: AsyncConnection[Any],
+    appends: Sequence[Appending],
+    *,
+    announced: bool = False,
+    then: Callable[[], Awaitable[None]] | None = None,
+) -> list[Recorded]:
+    """Several appends inside the caller's transaction, each with its own expected version (the decisions
+    of a consumer's batch, each on its run's stream), sent one behind the other and `then` (the COMMIT)
+    behind the last before any answer is waited for: in the caller's pipeline, one round trip, and the
+    lock the first takes is held only while the server runs them, as for one append (`append_in`). A
+    refused append fails the statements behind it, and the COMMIT."""
+    appending = [a for a in appends if a.events]
+    recorded: list[list[Recorded]] = [[] for _ in appending]
+
+    async def append_from(i: int) -> None:
+        if i == len(appending):
+            if then is not None:
+                await then()
+            return
+        recorded[i] = await append_in(
+            conn,
+            appending[i].events,
+            expected_version=appending[i].expected_version,
+            announced=announced,
+            then=lambda: append_from(i + 1),
+        )
+
+    await append_from(0)
+    return [r for appended in recorded for r in appended]
 
 
 @contextlib.contextmanager
