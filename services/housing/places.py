@@ -52,6 +52,26 @@ _AFTER_SHORT_COMPLEX = (
 )
 
 
+# A complex of a series ("타워팰리스1차", "타워팰리스2차(주상복합)") is named by its series too.
+_SERIES = re.compile(r"(?:\d+(?:,\d+)*\s*차)?(?:\([^)]*\))?$")
+
+
+def series_of(name: str) -> str:
+    """The series a complex belongs to, spacing aside: '타워팰리스1차(주상복합)' -> '타워팰리스'; a name of
+    no series is its own."""
+    return _SERIES.sub("", compact(name)) or compact(name)
+
+
+def written_name(text: str, name: str) -> str | None:
+    """How the text names the complex: by its whole name, or else by its series; None if neither."""
+    if named_as_word(text, name):
+        return compact(name)
+    series = series_of(name)
+    if series != compact(name) and len(series) >= MIN_NAME_ALONE and named_as_word(text, series):
+        return series
+    return None
+
+
 def compact(text: str) -> str:
     """The text without spaces: names are compared spacing aside ("잠실 엘스" is 잠실엘스)."""
     return re.sub(r"\s+", "", text)
@@ -92,9 +112,13 @@ class Gazetteer:
         # Names that are places before they are complexes (a complex called 역삼 is not meant by
         # "역삼 전세"): every 구, 동 and station, with and without its suffix.
         self.place_names = frozenset(full | {name[:-1] for name in full})
-        # Complex names that can stand alone in a question: long enough and not a place's name.
+        # Complex names that can stand alone in a question: long enough and not a place's name; a series
+        # ("타워팰리스" of 타워팰리스1차, 2차 …) is such a name too.
+        names = {compact(c) for c in complexes}
         self.complexes = frozenset(
-            c for c in map(compact, complexes) if len(c) >= MIN_NAME_ALONE and c not in self.place_names
+            c
+            for c in names | {series_of(c) for c in names}
+            if len(c) >= MIN_NAME_ALONE and c not in self.place_names
         )
         self._patterns = self._compile()
 

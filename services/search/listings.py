@@ -32,7 +32,7 @@ from contracts.steps import SearchOptions
 from services.housing.amounts import Bounds, bounds_text
 from services.housing.coverage import unlisted_gu, unlisted_types
 from services.housing.money import format_manwon as won_text
-from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, named_as_word
+from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, series_of, written_name
 from services.housing.text import topic_particle
 from services.platform.db import read_rows, run_again_on_closed
 from services.platform.team import StepWork
@@ -78,9 +78,9 @@ class ComplexNames:
         return self._names
 
     async def named_in(self, pool: AsyncConnectionPool, text: str) -> list[str]:
-        """The ids of the complexes whose name, spacing aside, is in `text` (compacted)."""
+        """The ids of the complexes whose name or series, spacing aside, is in `text` (compacted)."""
         names = self._names if self._names is not None else await self.load(pool)
-        return [complex_id for complex_id, name in names if name in text]
+        return [complex_id for complex_id, name in names if name in text or series_of(name) in text]
 
 
 class SearchContext(Protocol):
@@ -548,21 +548,24 @@ class NamedComplex:
 
 
 def pick_named_complex(text: str, candidates: list[NamedComplex], f: ListingFilters) -> NamedComplex | None:
-    """The complex the question names: its exact name (spacing aside) written as a word, not a place
-    name, in the places the question also names if any; the longest name wins ("래미안대치팰리스"
-    over "래미안"), then the biggest complex among namesakes."""
+    """The complex the question names: its exact name (spacing aside) written as a word, or its series
+    ("타워팰리스" for 타워팰리스1차, 2차 …), not a place name, in the places the question also names if any;
+    the longest name written wins ("래미안대치팰리스" over "래미안"), then the biggest complex among
+    namesakes and a series' members."""
     places = default_gazetteer().place_names
 
-    def fits(c: NamedComplex) -> bool:
+    def written(c: NamedComplex) -> str | None:
         in_places = (not f.gu or c.gu in f.gu) and (not f.dong or c.dong in f.dong)
         placed = bool(f.gu or f.dong) and in_places
-        short_ok = len(compact(c.name)) >= MIN_NAME_ALONE or placed
-        return compact(c.name) not in places and in_places and short_ok and named_as_word(text, c.name)
+        said = written_name(text, c.name)
+        if said is None or said in places or not in_places:
+            return None
+        return said if len(said) >= MIN_NAME_ALONE or placed else None
 
-    found = [c for c in candidates if fits(c)]
+    found = [(said, c) for c in candidates if (said := written(c))]
     if not found:
         return None
-    return max(found, key=lambda c: (len(compact(c.name)), c.households or 0))
+    return max(found, key=lambda pair: (len(pair[0]), pair[1].households or 0))[1]
 
 
 def pick_named_complexes(text: str, candidates: list[NamedComplex], f: ListingFilters) -> list[NamedComplex]:
@@ -570,13 +573,17 @@ def pick_named_complexes(text: str, candidates: list[NamedComplex], f: ListingFi
     `pick_named_complex` picks one; a name inside a longer one named ("래미안" in "래미안대치팰리스")
     is not a complex of its own."""
     said = compact(text)
+    by_name: dict[str, list[NamedComplex]] = {}
+    for c in candidates:
+        if (name := written_name(text, c.name)) is not None:
+            by_name.setdefault(name, []).append(c)
     picked: dict[str, NamedComplex] = {}
-    for name in sorted({compact(c.name) for c in candidates}, key=len, reverse=True):
+    for name in sorted(by_name, key=len, reverse=True):
         if any(name in longer for longer in picked):
             continue
-        if chosen := pick_named_complex(text, [c for c in candidates if compact(c.name) == name], f):
+        if chosen := pick_named_complex(text, by_name[name], f):
             picked[name] = chosen
-    return sorted(picked.values(), key=lambda c: said.find(compact(c.name)))
+    return [picked[name] for name in sorted(picked, key=said.find)]
 
 
 _RANGE_COLUMNS = {

@@ -309,3 +309,16 @@ def test_a_superlative_orders_the_rows_and_the_first_row_answers_it() -> None:
     newest = filters_from(extract_entities("서초구 가장 최근에 지은 아파트 전세"))
     assert order_by(newest).startswith("completion_ym DESC")
     assert "세대수가 많은 순" not in (listing_result(newest, 1, []).findings[1])
+
+
+def test_a_series_named_alone_is_its_biggest_member_and_its_whole_name_wins() -> None:
+    """'도곡렉슬이랑 타워팰리스 중에 어디가 더 비싸요?': 타워팰리스 is the series of 타워팰리스1차, 2차, 3차."""
+    towers = [
+        a_complex("타워팰리스1차", dong="도곡동", gu="강남구", households=1297),
+        a_complex("타워팰리스2차", dong="도곡동", gu="강남구", households=813),
+        a_complex("도곡렉슬", dong="도곡동", gu="강남구", households=3002),
+    ]
+    named = pick_named_complexes("도곡렉슬이랑 타워팰리스 중에 어디가 더 비싸요?", towers, ListingFilters())
+    assert [c.name for c in named] == ["도곡렉슬", "타워팰리스1차"]
+    second = pick_named_complexes("타워팰리스2차 전세 얼마", towers, ListingFilters())
+    assert [c.name for c in second] == ["타워팰리스2차"]
