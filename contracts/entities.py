@@ -98,6 +98,11 @@ class QueryEntities(Frozen):
     complexes: list[str] = Field(
         default=[], description="complexes named, as listed (spacing aside), in the order written: 헬리오시티"
     )
+    complexes_unknown: list[str] = Field(
+        default=[],
+        description="names written as a complex's ('은마아파트') that the listings do not hold: the answer "
+        "says so rather than answering for the district as if about them",
+    )
     # Conditions on complexes (services/housing/constraints.py); bounds inclusive.
     households_min: int | None = Field(
         default=None, description="fewest households (세대수): 1,500세대 넘는 -> 1501"

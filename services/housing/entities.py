@@ -86,6 +86,7 @@ def extract_entities(
         dong=places.dong,
         stations=places.stations,
         complexes=sorted(gazetteer.complexes_named(text), key=compact(text).find),
+        complexes_unknown=gazetteer.complexes_unknown(text),
         property_types=property_types(text),
         deal_type=deal_type(text),
         price_min_manwon=bounds.price.low,

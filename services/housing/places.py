@@ -72,6 +72,16 @@ def written_name(text: str, name: str) -> str | None:
     return None
 
 
+# "은마아파트": a name right before 아파트; an adjective ("좋은", "오래된") or a kind or place is none.
+_NAMED_APARTMENT = re.compile(r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣]{2,8})\s?아파트")
+_EVERYDAY_BEFORE_APARTMENT = re.compile(
+    r"신축|구축|새|헌|우리|저희|이|그|저|이런|그런|저런|어떤|무슨|다른|같은|근처|주변|동네|역세권|대단지|소형|중형"
+    r"|대형|브랜드|고층|저층|주상복합|임대|분양|공공|민간|국민|재건축|재개발|노후|일반|서울|수도권|지방|전세|월세"
+    r"|매매|나홀로|복도식|계단식|판상형|타워형|아파트|빌라|단지|구축|연식|요즘|최근|강남|강북|도심|신도시|시세"
+    r"|.*(?:은|는|운|된|한|진|던|싼|큰|인|난|온|간|좋|나쁜|낡은|넓은|좁은|같은)"
+)
+
+
 def compact(text: str) -> str:
     """The text without spaces: names are compared spacing aside ("잠실 엘스" is 잠실엘스)."""
     return re.sub(r"\s+", "", text)
@@ -115,6 +125,7 @@ class Gazetteer:
         # Complex names that can stand alone in a question: long enough and not a place's name; a series
         # ("타워팰리스" of 타워팰리스1차, 2차 …) is such a name too.
         names = {compact(c) for c in complexes}
+        self.listed_names = frozenset(names | {series_of(c) for c in names})  # short ones too (현대, 우성)
         self.complexes = frozenset(
             c
             for c in names | {series_of(c) for c in names}
@@ -130,6 +141,21 @@ class Gazetteer:
             (c for c in self.complexes if c in flat and named_as_word(text, c)), key=len, reverse=True
         )
         return [c for i, c in enumerate(found) if not any(c in longer for longer in found[:i])]
+
+    def complexes_unknown(self, text: str) -> list[str]:
+        """Names written as a complex's ("은마아파트", "은마 아파트") that are neither a listed complex, a
+        series, a place nor an everyday word before 아파트 ("신축 아파트", "좋은 아파트")."""
+        unknown = []
+        for m in _NAMED_APARTMENT.finditer(text if isinstance(text, str) else ""):
+            name = m["name"]
+            known = (
+                name in self.place_names
+                or name in self.listed_names
+                or any(c in name for c in self.complexes)
+            )
+            if not known and not _EVERYDAY_BEFORE_APARTMENT.fullmatch(name) and name not in unknown:
+                unknown.append(name)
+        return unknown
 
     def find(self, text: str) -> Places:
         """The 구, 동 and stations a text names; a 동 adds its 구."""

@@ -400,6 +400,24 @@ def describe(f: ListingFilters) -> str:
     return " ".join(p for p in (place, types, deal, conditions_text(f)) if p)
 
 
+def not_listed(unknown: list[str], named_any: bool) -> str | None:
+    """What the answer says of complexes named that the snapshot does not hold ('은마아파트'), so the
+    district's figures are never read as theirs."""
+    if not unknown:
+        return None
+    names = "·".join(unknown)
+    instead = "빼고 답합니다" if named_any else "대신 물으신 지역 전체로 답합니다"
+    return f"{names}{topic_particle(names)} {SNAPSHOT_DATE} 매물 스냅샷에 없는 단지라 {instead}"
+
+
+def said_first(result: StepResult, sentence: str | None) -> StepResult:
+    """The result with `sentence` before its headline."""
+    if sentence is None:
+        return result
+    headline = f"{sentence}: {result.headline}" if result.headline else f"{sentence}."
+    return result.model_copy(update={"headline": headline})
+
+
 def coverage_gap(entities: QueryEntities) -> StepResult | None:
     """The snapshot's coverage, said plainly, when the question names only places or kinds of home it
     does not list ("마포구 아파트", "서울 빌라"); None when it can answer."""
@@ -527,7 +545,7 @@ async def listing_search(ctx: SearchContext, step: StepWork) -> StepResult:
     total, rows = await fetch_listings(ctx.pool, f)
     if named:
         return listing_result(f, total, rows).model_copy(update={"headline": None})
-    return listing_result(f, total, rows)
+    return said_first(listing_result(f, total, rows), not_listed(step.entities.complexes_unknown, False))
 
 
 # --- a complex named in the question -------------------------------------------------------------

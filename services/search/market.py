@@ -26,6 +26,8 @@ from services.search.listings import (
     condition_notes,
     coverage_gap,
     filters_from_step,
+    not_listed,
+    said_first,
 )
 from services.search.market_samples import (
     DEFAULT_WINDOW_MONTHS,
@@ -203,8 +205,9 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
         notes.append("거래 유형이 없어 매매 가격으로 보았습니다.")
     months = step.inputs.search.window_months or DEFAULT_WINDOW_MONTHS
     several = await complexes_of_step(ctx, step, f)
+    unlisted = not_listed(step.entities.complexes_unknown, bool(several))
     if len(several) > 1:
-        return complexes_compared(several, f.deal_type or "sale", notes)
+        return said_first(complexes_compared(several, f.deal_type or "sale", notes), unlisted)
     named = several[0] if several else None
     if named is not None:
         f = around_complex(f, named)
@@ -229,7 +232,7 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
                 },
             }
         )
-    return result.model_copy(update={"findings": [*result.findings, *notes]})
+    return said_first(result.model_copy(update={"findings": [*result.findings, *notes]}), unlisted)
 
 
 async def _stats_for(ctx: SearchContext, f: ListingFilters, months: int) -> MarketStats:

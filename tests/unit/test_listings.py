@@ -21,10 +21,12 @@ from services.search.listings import (
     coverage_gap,
     filters_from,
     listing_result,
+    not_listed,
     one_room_where,
     order_by,
     pick_named_complex,
     pick_named_complexes,
+    said_first,
 )
 
 pytestmark = pytest.mark.unit
@@ -312,7 +314,7 @@ def test_a_superlative_orders_the_rows_and_the_first_row_answers_it() -> None:
 
 
 def test_a_series_named_alone_is_its_biggest_member_and_its_whole_name_wins() -> None:
-    """'도곡렉슬이랑 타워팰리스 중에 어디가 더 비싸요?': 타워팰리스 is the series of 타워팰리스1차, 2차, 3차."""
+    """'도곡렉슬이랑 타워팰리스 중에 어디가 더 비싸요?': 타워팰리스 is the series of 타워팰리스1~3차."""
     towers = [
         a_complex("타워팰리스1차", dong="도곡동", gu="강남구", households=1297),
         a_complex("타워팰리스2차", dong="도곡동", gu="강남구", households=813),
@@ -322,3 +324,27 @@ def test_a_series_named_alone_is_its_biggest_member_and_its_whole_name_wins() ->
     assert [c.name for c in named] == ["도곡렉슬", "타워팰리스1차"]
     second = pick_named_complexes("타워팰리스2차 전세 얼마", towers, ListingFilters())
     assert [c.name for c in second] == ["타워팰리스2차"]
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("대치동 은마아파트 전세 얼마예요?", ["은마"]),
+        ("은마 아파트 매매 시세", ["은마"]),
+        ("도곡렉슬이랑 은마아파트 비교해줘", ["은마"]),
+        ("신축 아파트 전세 알려줘", []),
+        ("좋은 아파트 추천해줘", []),
+        ("오래된 아파트 재건축", []),
+        ("압구정 현대아파트 매매", []),  # 현대: a listed name, short as it is
+        ("잠실엘스 아파트 전세", []),
+        ("강남 아파트 시세", []),
+    ],
+)
+def test_a_complex_named_that_the_snapshot_does_not_hold_is_said_so(
+    question: str, unknown: list[str]
+) -> None:
+    entities = extract_entities(question)
+    assert entities.complexes_unknown == unknown
+    said = not_listed(entities.complexes_unknown, named_any=bool(entities.complexes))
+    headline = said_first(listing_result(filters_from(entities), 45, []), said).headline or ""
+    assert headline.startswith("은마는 2025-10-08 매물 스냅샷에 없는 단지라") == bool(unknown)
