@@ -15,6 +15,8 @@ _NO_DEBT = re.compile(
 )
 _MARRIAGE_YEAR = re.compile(r"(?:결혼|혼인)\s*(\d{1,2})\s*년\s*(?:차|째)?")
 _CHILDREN = re.compile(r"(?:자녀|아이|애)\s*(\d)\s*명|(\d)\s*자녀")
+# "만 29살", "29세", "서른 둘" is not read; "50 살다가" is living on, not an age (money.py says the same).
+_AGE = re.compile(r"(?:만\s*)?(\d{1,2})\s*(?:살|세)(?![다고아았면며던지기려])")
 
 
 def houses(text: str) -> tuple[int | None, bool]:
@@ -63,6 +65,11 @@ def children(text: str) -> tuple[int | None, bool]:
         return 0, False
     count = first_int(_CHILDREN, text)
     return (count if count is not None else (1 if newborn else None)), newborn
+
+
+def age(text: str) -> int | None:
+    """The person's age in years, as said ("만 29살", "29세")."""
+    return first_int(_AGE, text)
 
 
 def first_int(rx: re.Pattern[str], text: str) -> int | None:

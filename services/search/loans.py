@@ -141,13 +141,14 @@ class Applicant:
     price: int | None = None  # the home bought
     deposit: int | None = None  # the 전세 deposit borrowed for
     houses: int | None = None
+    age: int | None = None
 
     @classmethod
     def from_query(cls, query: str) -> Applicant:
         amounts = read_amounts(query)
         given = given_figures(amounts)
         price = given.sale_price or next((a.manwon for a in amounts if a.role == "price" and a.fact), None)
-        return cls(given.income, price, given.deposit, household.houses(query)[0])
+        return cls(given.income, price, given.deposit, household.houses(query)[0], household.age(query))
 
 
 def why_not(e: LoanEntry, who: Applicant) -> str | None:
@@ -156,6 +157,8 @@ def why_not(e: LoanEntry, who: Applicant) -> str | None:
     g = e.eligibility
     if who.income is not None and g.income_cap_manwon and who.income > g.income_cap_manwon:
         return f"연소득 상한 {won_text(g.income_cap_manwon)}"
+    if who.age is not None and not (g.age_min or 0) <= who.age <= (g.age_max or 200):
+        return f"만 {g.age_min or 0}~{g.age_max}세 요건" if g.age_max else f"만 {g.age_min}세 이상 요건"
     if who.houses is not None and g.house_count_max is not None and who.houses > g.house_count_max:
         return "무주택 요건" if g.house_count_max == 0 else f"주택 {g.house_count_max}채 이하 요건"
     for label, amount in (("주택가격 상한", who.price), ("임차보증금 상한", who.deposit)):
@@ -250,9 +253,13 @@ def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) 
 
 
 def family_answer(candidates: list[LoanEntry], ruled_out: dict[str, str], query: str) -> str | None:
-    """The verdict on the programmes the question names by family: which its figures rule out and why,
-    and which nothing said rules out (the lender still checks the rest)."""
+    """The verdict on the programmes the question names by family ("버팀목 되나요?"), or else by whom they
+    are for ("청년 전세대출 조건"): which its figures rule out and why, and which nothing said rules out
+    (the lender still checks the rest)."""
     named = [e for e in candidates if any(f in query and f in e.name for f in FAMILIES)]
+    if not named:
+        audiences = audiences_in(query)
+        named = [e for e in candidates if audiences & set(e.audiences) and e.kind.endswith("_loan")]
     if not named:
         return None
     out = [e for e in named if e.id in ruled_out]

@@ -1,6 +1,8 @@
 """The household as people say it, read once for the loan simulator's profile and the loan application."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.housing import household
 
@@ -37,3 +39,14 @@ def test_marriage_debts_income_and_children_only_as_said() -> None:
     assert household.says_no_income("소득이 없어요")
     assert household.children("자녀 2명") == (2, False)
     assert household.children("신생아가 있어요") == (1, True)
+
+
+@given(st.integers(19, 70), st.sampled_from(["만 {}살", "{}살", "만 {}세", "{}세", "만{}살"]),
+       st.sampled_from(["", "이에요", "인데", " 직장인", "이고 연봉 4천"]))  # fmt: skip
+def test_an_age_reads_back_in_any_sentence(years: int, said: str, after: str) -> None:
+    assert household.age(f"저 {said.format(years)}{after} 청년 전세대출 돼요?") == years
+
+
+@pytest.mark.parametrize("text", ["월세 50 살다가 이사", "보증금 1억에 월세 40 살고 있어요", "연봉 4천"])
+def test_living_somewhere_is_no_age(text: str) -> None:
+    assert household.age(text) is None

@@ -153,3 +153,11 @@ def test_a_family_named_by_a_newlywed_is_answered_for_the_newlyweds_programme(bo
     assert "버팀목 전세자금대출(연소득 상한 5,000만원)을 받을 수 없습니다" in asked.headline
     assert "신혼부부 전용 버팀목 전세자금대출은 말씀하신 내용으로 막히는 요건은 없고" in asked.headline
     assert not loan_result(book, "전세자금대출 상품 알려줘", None, TODAY).verdict
+
+
+def test_programmes_named_by_whom_they_are_for_are_answered_with_their_verdict(book: LoanBook) -> None:
+    # loan_programs.json: 청년 전용 버팀목 전세자금대출 만 19~34세, 연소득 상한 5,000만원
+    young = loan_result(book, "청년 전세대출 조건 알려줘 만 29살 연봉 3200", None, TODAY)
+    assert young.verdict and young.headline.startswith("청년 전용 버팀목 전세자금대출은 말씀하신 내용으로")
+    older = loan_result(book, "만 36살인데 청년 전세대출 돼요?", None, TODAY)
+    assert "청년 전용 버팀목 전세자금대출(만 19~34세 요건)을 받을 수 없습니다" in older.headline
