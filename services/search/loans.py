@@ -242,7 +242,11 @@ def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) 
     ]
     programmes = [e for e in chosen if e.kind.endswith("_loan")]
     rules = [e for e in chosen if not e.kind.endswith("_loan")]
-    verdict = terms_answer(book, query) or family_answer(candidates, ruled_out, query)
+    verdict = (
+        terms_answer(book, query)
+        or families_compared(candidates, query)
+        or family_answer(candidates, ruled_out, query)
+    )
     return StepResult(
         headline=verdict or f"{today} 현재 해당되는 대출 상품 {len(programmes)}개와 대출 규제 {len(rules)}건",
         verdict=verdict is not None,
@@ -250,6 +254,31 @@ def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) 
         figures=[f for e in chosen for f in entry_figures(e)],
         data={"loan_products": [e.model_dump(mode="json") for e in chosen]},
     )
+
+
+def families_compared(candidates: list[LoanEntry], query: str) -> str | None:
+    """'디딤돌이랑 보금자리론 차이가 뭐예요?': each family's programme for everyone, side by side (who may
+    borrow, the cap on the home's price, the rate), when two or more are named and their difference asked."""
+    named = sorted((f for f in FAMILIES if f in query), key=query.find)
+    if len(named) < 2 or not _ASKS_MEANING.search(query):
+        return None
+    main = [next((e for e in candidates if f in e.name and "general" in e.audiences), None) for f in named]
+    if any(e is None for e in main):
+        return None
+    return " ".join(_side(e) for e in main if e is not None)
+
+
+def _side(e: LoanEntry) -> str:
+    g = e.eligibility
+    who = [f"연소득 {won_text(g.income_cap_manwon)} 이하" if g.income_cap_manwon else None]
+    who.append("무주택" if g.house_count_max == 0 else None)
+    prices = [lim.value for lim in e.limits if lim.label.startswith("주택가격 상한") and lim.unit == "만원"]
+    who.append(f"주택가격 {won_text(max(prices))} 이하" if prices else None)
+    rate = f", 금리 연 {e.rate_min_pct:g}~{e.rate_max_pct:g}%" if e.rate_min_pct is not None else ""
+    kind = KIND_KO[e.kind]
+    said = e.name if kind in e.name else f"{e.name}({kind})"
+    particle = topic_particle(kind if said.endswith(")") else said)
+    return f"{said}{particle} {'·'.join(w for w in who if w)}{rate}입니다."
 
 
 def family_answer(candidates: list[LoanEntry], ruled_out: dict[str, str], query: str) -> str | None:

@@ -161,3 +161,15 @@ def test_programmes_named_by_whom_they_are_for_are_answered_with_their_verdict(b
     assert young.verdict and young.headline.startswith("청년 전용 버팀목 전세자금대출은 말씀하신 내용으로")
     older = loan_result(book, "만 36살인데 청년 전세대출 돼요?", None, TODAY)
     assert "청년 전용 버팀목 전세자금대출(만 19~34세 요건)을 받을 수 없습니다" in older.headline
+
+
+def test_families_asked_apart_are_set_side_by_side(book: LoanBook) -> None:
+    # loan_programs.json: 내집마련 디딤돌 연소득 6,000만원·무주택·주택가격 5억원; 보금자리론 7,000만원·6억원
+    asked = loan_result(book, "디딤돌이랑 보금자리론 차이가 뭐예요?", None, TODAY)
+    assert asked.verdict and asked.headline == (
+        "내집마련 디딤돌 대출(구입자금대출)은 연소득 6,000만원 이하·무주택·주택가격 5억원 이하, "
+        "금리 연 2.35~3.95%입니다. "
+        "보금자리론(구입자금대출)은 연소득 7,000만원 이하·주택가격 6억원 이하입니다."
+    )
+    apart = loan_result(book, "버팀목이랑 디딤돌 뭐가 달라요?", None, TODAY).headline
+    assert apart.startswith("버팀목 전세자금대출은 연소득 5,000만원 이하·무주택")
