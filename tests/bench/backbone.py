@@ -29,12 +29,12 @@ from psycopg.rows import tuple_row
 
 from services.platform import heap, loop
 from services.platform.bus import Broker, ConsumerPolicy, connect, ensure_stream
-from services.platform.consumer import Consumer, HandlerContext, Subscription
+from services.platform.consumer import Consumer, HandlerContext, Outcome, Subscription
 from services.platform.db import migrate, open_pool
 from services.platform.eventstore import EVENT_COLUMNS, EventStore, Recorded
 from services.platform.publisher import Announcer, Publisher
 from services.platform.settings import InfraSettings
-from tests.integration.bus_helpers import query_event, running, wait_until
+from tests.integration.bus_helpers import plan_once, query_event, running, wait_until
 from tests.servers import real_servers
 
 N = int(os.environ.get("BENCH_EVENTS", "2000"))
@@ -218,6 +218,37 @@ async def commit_to_consumer(
     return [handled[run] - committed[run] for run in handled]
 
 
+async def catching_up(store: EventStore, nc, settings: InfraSettings, batch: int) -> tuple[float, float]:
+    """A consumer that finds N questions waiting (a burst, a restart): messages handled per second, and
+    milliseconds of this process's CPU per message, each handler appending one event as a hop does.
+    `batch` (the policy's fetch_batch) 1 handles every message in a transaction of its own; more, what
+    one fetch brings in one (services/platform/together.py). Its stream holds these questions alone."""
+    name = f"bench-catch-up-{batch}"
+    planned: set[str] = set()
+    done = asyncio.Event()
+
+    async def handler(ctx: HandlerContext) -> Outcome:
+        planned.add(ctx.envelope.correlation_id)  # a batch rolled back decides again: counted once
+        if len(planned) >= N:
+            done.set()
+        return await plan_once(ctx)
+
+    policy = ConsumerPolicy.from_infra(fetch_batch=batch)
+    consumer = Consumer(Subscription(name, "QueryReceived", handler), store.pool, nc, settings, policy)
+    await nc.jetstream().purge_stream(settings.stream_name, subject=consumer.subject)
+    await consumer.ensure()
+    for start in range(0, N, BATCH):
+        await store.append([query_event(f"{name}-{i}") for i in range(start, min(start + BATCH, N))])
+    publisher = Publisher(store.pool, nc, settings)
+    await publisher.publish_pending()
+    began, cpu = time.perf_counter(), time.process_time()
+    async with running(consumer):
+        await asyncio.wait_for(done.wait(), 300)
+        cpu, took = time.process_time() - cpu, time.perf_counter() - began
+    await nc.jetstream().purge_stream(settings.stream_name, subject=consumer.subject)
+    return rate(N, took), cpu / N * 1000
+
+
 @contextlib.asynccontextmanager
 async def relay_process(settings: InfraSettings) -> AsyncIterator[None]:
     """The relay (services.platform.publisher) running in a process of its own until the block ends."""
@@ -375,6 +406,13 @@ async def bench(database_url: str, nats_url: str) -> None:
             percentile(floor, p),
             "bare NATS hop",
         )
+
+    # A consumer with a backlog: every message in a transaction of its own, against a fetch's in one.
+    print()
+    one_each = await catching_up(store, nc, settings, batch=1)
+    by_fetch = await catching_up(store, nc, settings, batch=ConsumerPolicy.from_infra().fetch_batch)
+    row("consumer catching up, a fetch together", by_fetch[0], "msgs/s", one_each[0], "one per transaction")
+    row("  its CPU per message", by_fetch[1], "ms", one_each[1], "one per transaction")
 
     # FastStream's own cost: the same hop with and without it.
     bare_hop = [x * 1000 for x in await jetstream_hop(nc, settings, faststream=False)]
