@@ -145,9 +145,9 @@ def _result(step: StepState) -> StepResult | None:
 
 
 def _by_relevance(state: RunState, done: Done) -> Done:
-    """The step that answers the question first: a verdict on what was asked in so many words, then
-    analyses that computed figures, then the search of the question's own kind, then the rest in plan
-    order."""
+    """The step that answers the question first: a verdict on what was asked in so many words or the
+    document asked for, then analyses that computed figures, then the search of the question's own kind,
+    then the rest in plan order."""
     wanted = _ANSWERING_FOCUS.get(state.intent.type) if state.intent else None
     reviewing = state.intent is not None and state.intent.type is IntentType.CONTRACT_REVIEW
     own_review = StepFocus.CONTRACT_REVIEW.value if reviewing else None
@@ -158,6 +158,8 @@ def _by_relevance(state: RunState, done: Done) -> Done:
             return -1  # a contract to review is answered by its review, before any figure computed beside it
         if result.verdict and result.headline:
             return -1  # "버팀목 되나요?": the programme's verdict, not the DSR computed beside it
+        if result.documents and result.headline:
+            return -1  # a document is made only when asked for: "계약서를 작성했습니다" answers
         if step.spec.team.value == "analysis" and result.headline and result.figures:
             return 0  # an analysis that computed nothing ("비교할 단지가 없습니다") answers nothing
         return 1 if wanted in step.inputs.focus else 2

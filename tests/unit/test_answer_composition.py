@@ -157,3 +157,15 @@ def test_a_verdict_on_what_was_asked_leads_before_a_figure_computed_beside_it() 
     assert answer.startswith(verdict)
     plain = answer_of(IntentType.LOAN_CONSULT, (loans, {"headline": verdict}), (simulate, dsr))
     assert plain.startswith("DSR")  # without the mark, the computed figure leads as before
+
+
+def test_the_document_asked_for_leads_before_the_articles_searched_beside_it() -> None:
+    """'월세 계약서 작성해줘 …': the contract written answers; a legal search beside it does not lead."""
+    draft = PlanStep(step_id="draft-lease", team=Team.DOCUMENT, task="작성", depends_on=["search-legal"])
+    legal = {"headline": "민간임대주택법 시행령 제35조①에 따르면 …", "citations": [article("제6조", 1)]}
+    written = "주택임대차 표준계약서를 작성했습니다: 보증금 금 천만원정(₩10,000,000)"
+    document = {"artifact_id": "d1", "name": "주택임대차계약서.docx", "media_type": "application/docx",
+                "sha256": "0" * 64}  # fmt: skip
+    made = {"headline": written, "documents": [document]}
+    answer = answer_of(IntentType.CONTRACT_CREATION, (LEGAL, legal), (draft, made))
+    assert answer.startswith(written)
