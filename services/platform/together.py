@@ -16,8 +16,12 @@ a transaction of their own), beside the batch:
   appends go at its end, so the second would decide without the first's events and lose its race on
   the run's version, failing the batch; alone, it loses the race (if at all) to the batch's commit and
   is decided again, as two messages of a run handled at once always were;
-- with a subscription that has slow work (`prepare`): one the inbox holds already, or whose `prepare`
-  raised (handled alone, its work is tried again under the error policy).
+- with a subscription that has slow work (`prepare`): one the inbox holds already, one whose `prepare`
+  raised (handled alone, its work is tried again under the error policy), and one whose work is not
+  done within TOGETHER_WITHIN_S (handled alone once it is);
+- one not yet decided when the batch has taken TOGETHER_WITHIN_S (a handler waiting on an LLM call):
+  released from the batch, which commits what it decided; so a slow message holds the others of its
+  fetch 20 ms at most, as it held none when each had a task of its own.
 If the transaction fails (a handler raised, a claim made before, a lost race, an outage), it is rolled
 back and each of its messages is handled alone, with what `prepare` made of it: a poison message is
 retried and parked on its own, and the others commit as they would have. Exactly once still rests on

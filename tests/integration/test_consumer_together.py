@@ -103,8 +103,11 @@ async def test_the_messages_waiting_when_a_consumer_fetches_are_handled_in_one_t
     handler = Recording()
     runs = [f"r{i}" for i in range(6)]
     await waiting(store, nc, infra, runs)
-    async with running(planner(store, nc, infra, handler)):
+    consumer = planner(store, nc, infra, handler)
+    async with running(consumer):
         await wait_until(lambda: _planned(store, len(runs)), what="every question planned")
+        # Within the ack wait (5 s): acknowledged by the batch, not found in the inbox when redelivered.
+        await wait_until(lambda: _acknowledged(nc, consumer, len(runs)), timeout=2, what="all acked")
     assert sorted(handler.transactions().values()) == [runs]  # one transaction, in the runs' order
     assert await plans_of(store) == dict.fromkeys(runs, 1)
     assert await claims(store) == len(runs)
@@ -271,6 +274,11 @@ def plan_for(question: Envelope) -> Envelope:
 
 async def _planned(store: EventStore, n: int) -> bool:
     return await count_events(store, "PlanReady") >= n
+
+
+async def _acknowledged(nc: NATS, consumer: Consumer, n: int) -> bool:
+    info = await nc.jetstream().consumer_info(consumer.settings.stream_name, consumer.durable)
+    return info.delivered.stream_seq >= n and not info.num_ack_pending and not info.num_pending
 
 
 async def _parked(store: EventStore) -> bool:
