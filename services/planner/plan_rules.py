@@ -147,7 +147,7 @@ def plan_by_rules(
 
 def assemble(intent: Intent, steps: list[PlanStep], context_query: str) -> Plan:
     """A plan with its strategy and estimate computed from the steps."""
-    steps = with_sale_prices_for_risk(steps)
+    steps = with_lease_law_for_leases(with_sale_prices_for_risk(steps))
     return Plan(intent, steps, strategy_of(steps), estimated_seconds(steps), context_query)
 
 
@@ -161,6 +161,23 @@ def with_sale_prices_for_risk(steps: list[PlanStep]) -> list[PlanStep]:
         for dep in s.depends_on
     }
     return [_fed(s, feeds[s.step_id]) if feeds.get(s.step_id) else s for s in steps]
+
+
+# The statutes a lease being written rests on: its legal search reads these, not every law that uses the
+# word 임대차 (민간임대주택법's registered landlords are another contract).
+LEASE_LAWS = ["주택임대차보호법", "주택임대차보호법 시행령"]
+
+
+def with_lease_law_for_leases(steps: list[PlanStep]) -> list[PlanStep]:
+    """The legal search a lease contract being written reads from searches the lease law alone."""
+    feeds_a_lease = {dep for s in steps if s.step_id == S.DRAFT_LEASE for dep in s.depends_on}
+    return [_lease_law(s) if s.step_id == S.SEARCH_LEGAL and s.step_id in feeds_a_lease else s for s in steps]
+
+
+def _lease_law(step: PlanStep) -> PlanStep:
+    inputs = plan_inputs(step.inputs)
+    search = inputs.search.model_copy(update={"laws": LEASE_LAWS})
+    return step.model_copy(update={"inputs": inputs_for_plan(inputs.model_copy(update={"search": search}))})
 
 
 # Listings a judgement of a price is placed among (the search team caps a page at its own maximum).

@@ -385,3 +385,11 @@ def test_a_price_judged_against_the_market_is_analysed_never_searched_for(
     assert {k: getattr(entities, k) for k in facts} == facts
     assert entities.price_min_manwon is None and entities.price_max_manwon is None
     assert entities.monthly_rent_min_manwon is None and plan_inputs(search.inputs).search.limit == 100
+
+
+def test_the_legal_search_beside_a_lease_being_written_reads_the_lease_law() -> None:
+    plan = plan_by_rules("월세 계약서 작성해줘. 임대인 오민석, 임차인 한예린, 보증금 1000, 월세 65")
+    (legal,) = [s for s in plan.steps if s.step_id == "search-legal"]
+    assert plan_inputs(legal.inputs).search.laws == ["주택임대차보호법", "주택임대차보호법 시행령"]
+    other = plan_by_rules("전세 계약 갱신 거절 사유가 뭐예요?")
+    assert all(plan_inputs(s.inputs).search.laws == [] for s in other.steps)
