@@ -25,6 +25,22 @@ def percentile_of(value: float, sample: list[float]) -> float:
     return (below + equal / 2) / len(sample) * 100
 
 
+def standing(value: float, sample: list[float]) -> tuple[float, float, str]:
+    """Where `value` stands in `sample`: its median, the value's percentile and the verdict of its band."""
+    pct = percentile_of(value, sample)
+    verdict = "저렴한 편" if pct < CHEAP_BELOW else "비싼 편" if pct > DEAR_ABOVE else "적정 범위"
+    return statistics.median(sample), pct, verdict
+
+
+def percentile_figure(label: str, pct: float, n: int, unit: str) -> Figure:
+    return Figure(
+        label=label,
+        value=round(pct, 1),
+        unit="%",
+        basis=f"비교 {n}{unit} 중 더 낮은 곳 수 (+같은 곳 절반) ÷ {n} × 100",
+    )
+
+
 def asked_price(case: Case) -> float | None:
     amounts = case.amounts()
     return case.number("asked_price_manwon") or (
@@ -119,8 +135,8 @@ def monthly_judged(case: Case, conversion_rate: float) -> StepResult:
         return r + d * conversion_rate / 12
 
     value, sample = month(deposit, rent), [month(d, r) for d, r in offers]
-    median, pct = statistics.median(sample), percentile_of(value, sample)
-    verdict = "저렴한 편" if pct < CHEAP_BELOW else "비싼 편" if pct > DEAR_ABOVE else "적정 범위"
+    median, pct, verdict = standing(value, sample)
+    n = len(sample)
     how = f"월세 + 보증금 × 연 {conversion_rate:.1%} ÷ 12 (전월세 전환율 상한으로 보증금을 월세로 환산)"
     said = f"보증금 {won_text(deposit)}·월세 {won_text(rent)}"
     return StepResult(
@@ -135,18 +151,8 @@ def monthly_judged(case: Case, conversion_rate: float) -> StepResult:
         ],
         figures=[
             Figure(label="말씀하신 월 부담(환산)", value=round(value, 1), unit="만원", basis=how),
-            Figure(
-                label="비교 매물 월 부담 중앙값",
-                value=round(median, 1),
-                unit="만원",
-                basis=f"{len(sample)}건",
-            ),
-            Figure(
-                label="월 부담 백분위",
-                value=round(pct, 1),
-                unit="%",
-                basis=f"비교 {len(sample)}건 중 더 낮은 곳 수 (+같은 곳 절반) ÷ {len(sample)} × 100",
-            ),
+            Figure(label="비교 매물 월 부담 중앙값", value=round(median, 1), unit="만원", basis=f"{n}건"),
+            percentile_figure("월 부담 백분위", pct, n, "건"),
         ],
         data={"market_analysis": {"deal_type": "monthly", "percentile": round(pct, 2), "verdict": verdict}},
     )
@@ -161,8 +167,7 @@ def _judged(
     how: str,
     comps: list[Comparable],
 ) -> StepResult:
-    median = statistics.median(sample)
-    pct = percentile_of(value, sample)
+    median, pct, verdict = standing(value, sample)
     deviation = (value - median) / median * 100
     figures = [
         Figure(label=f"호가 {unit_label}", value=round(value), unit="만원", basis=how),
@@ -181,12 +186,7 @@ def _judged(
                 f"{(max(sample) - min(sample)) / median:.0%})"
             ),
         ),
-        Figure(
-            label="호가 백분위",
-            value=round(pct, 1),
-            unit="%",
-            basis=f"비교 {len(sample)}곳 중 더 낮은 곳 수 (+같은 곳 절반) ÷ {len(sample)} × 100",
-        ),
+        percentile_figure("호가 백분위", pct, len(sample), "곳"),
         Figure(
             label="중앙값 대비",
             value=round(deviation, 1),
@@ -194,7 +194,6 @@ def _judged(
             basis=f"({value:,.0f} − {median:,.0f}) ÷ {median:,.0f} × 100",
         ),
     ]
-    verdict = "저렴한 편" if pct < CHEAP_BELOW else "비싼 편" if pct > DEAR_ABOVE else "적정 범위"
     findings = [
         f"호가 {won_text(asked)}은 비교 단지 {len(sample)}곳 가운데 백분위 {pct:.0f}로 {verdict}입니다 "
         f"(중앙값 대비 {deviation:+.1f}%).",
