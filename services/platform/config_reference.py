@@ -40,6 +40,10 @@ COMPOSE = REPO_ROOT / "docker-compose.yml"
 # Conventions honoured although no settings class of ours reads them.
 STANDARD_VARIABLES = {
     "NO_COLOR": "Set (to anything): `make run` does not colour its processes' tags.",
+    "JIPSA_HOME": "The folder where `jipsa ask` and `jipsa memory` keep the person they ask as "
+    "(person.json, one person per gateway); unset: $XDG_CONFIG_HOME/jipsa, else ~/.config/jipsa.",
+    "XDG_CONFIG_HOME": "Where `jipsa ask` keeps its person file when JIPSA_HOME is unset "
+    "($XDG_CONFIG_HOME/jipsa/person.json).",
     "OTEL_EXPORTER_OTLP_*": "The OpenTelemetry exporters' own settings (headers, protocol, per-signal "
     "endpoints), read by the exporters when OTEL_EXPORTER_OTLP_ENDPOINT is set.",
 }
