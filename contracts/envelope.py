@@ -34,7 +34,7 @@ class Envelope(BaseModel):
     correlation_id: str = Field(min_length=1, max_length=100)
     causation_id: UUID | None = None
     session_id: str | None = Field(default=None, max_length=100)
-    # The person whose session it is, if any: what they say about themselves is sealed with their key.
+    # The person whose session it is, if any: what Jipsa remembers of them is folded from these.
     person_id: str | None = Field(default=None, max_length=100)
     producer: str = Field(min_length=1, max_length=50)
     trace: TraceContext = TraceContext()

@@ -2,9 +2,8 @@
 `person-{person_id}`, whose correlation id is the stream's name: they belong to no run.
 
 What Jipsa remembers of a person is a fold of their runs' events (services/housing/memory.py); these
-change it: an item forgotten, remembering turned off or on, and everything forgotten, which also
-deletes the person's key, so what they said about themselves in the log can no longer be read.
-None of them carries what was forgotten: an item is named by an id made of log positions.
+change it: an item forgotten, remembering turned off or on, and everything forgotten. None of them
+carries what was forgotten: an item is named by an id made of log positions.
 """
 
 from __future__ import annotations
@@ -50,8 +49,7 @@ class RememberingChanged(Event):
 
 @REGISTRY.event
 class PersonForgotten(Event):
-    """모두 잊기: everything remembered is dropped and the person's key deleted. The log keeps every event;
-    the fields sealed with the key read as erased from now on, wherever they were copied."""
+    """모두 잊기: everything remembered is dropped and never used again. The log keeps every event."""
 
     event_type = "PersonForgotten"
     producer = "gateway"

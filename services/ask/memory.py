@@ -2,7 +2,7 @@
 
     jipsa memory                    the items: id, kind, value, when it was said, the run it came from
     jipsa memory forget ID          forget one item
-    jipsa memory forget --all       모두 잊기: every item, and the person's key with what it sealed
+    jipsa memory forget --all       모두 잊기: every item remembered, never used again
                                     (asks first, unless --yes)
     jipsa memory off | on           stop or start remembering (off: nothing new is remembered and
                                     nothing remembered is used)
@@ -41,7 +41,7 @@ KINDS = {
     "conversation": "지난 대화",
 }
 FORGET_ALL = (
-    "집사가 기억하는 것을 모두 잊을까요? 지금까지 말씀하신 내용은 다시 읽을 수 없게 지워지고, "
+    "집사가 기억하는 것을 모두 잊을까요? 기억한 내용은 모두 지워져 다음 상담에 쓰지 않으며, "
     "되돌릴 수 없습니다."
 )
 

@@ -67,17 +67,15 @@ class People:
         return await self._record(RememberingChanged(person_id=person_id, remembering=remembering))
 
     async def forget_all(self, person_id: str) -> Recorded:
-        """모두 잊기: the person's keys deleted in the transaction that records it, so no event can be
-        sealed with them after the erasure is in the log."""
-        return await self._record(PersonForgotten(person_id=person_id), delete_keys=True)
+        """모두 잊기: every item dropped from what Jipsa remembers and uses (the conversations stay in the
+        append-only log)."""
+        return await self._record(PersonForgotten(person_id=person_id))
 
-    async def _record(self, event: Event, delete_keys: bool = False) -> Recorded:
+    async def _record(self, event: Event) -> Recorded:
         person_id = event.person_id  # type: ignore[attr-defined]  # every person event names its person
         stream = person_stream(person_id)
         envelope = new_envelope(event, stream_id=stream, correlation_id=stream, person_id=person_id)
         async with self.reads.connection() as conn, conn.transaction():
-            if delete_keys:
-                await conn.execute("DELETE FROM person_keys WHERE person_id = %s", (person_id,))
             (recorded,) = await append_in(conn, [envelope], announced=self.announce is not None)
         if self.announce is not None:
             await self.announce([recorded])

@@ -54,7 +54,7 @@ async def forget_item(item_id: str, person_id: PersonDep, ports: PortsDep) -> Me
 
 @router.delete("/api/people/me/memory")
 async def forget_all(person_id: PersonDep, ports: PortsDep) -> MemoryChanged:
-    """모두 잊기: every item dropped, and the person's key deleted with what it sealed."""
+    """모두 잊기: every item dropped from what Jipsa remembers and uses."""
     return MemoryChanged(position=(await ports.people.forget_all(person_id)).position)
 
 

@@ -187,7 +187,7 @@ export class MemoryView {
     const list = h("input", { type: "checkbox", id: "forget-list", checked: true });
     return h("div", { class: "memory-confirm", role: "alertdialog", "aria-labelledby": "forget-all-question", "aria-describedby": "forget-all-why" },
       h("p", { id: "forget-all-question", class: "question" }, "집사가 기억하는 것을 모두 잊을까요?"),
-      h("p", { id: "forget-all-why" }, "지금까지 말씀하신 내용은 다시 읽을 수 없게 지워지고, 되돌릴 수 없어요."),
+      h("p", { id: "forget-all-why" }, "기억한 내용은 모두 지워져 다음 상담에 쓰지 않으며, 되돌릴 수 없어요."),
       h("label", { class: "check", for: "forget-list" }, list, "이 브라우저의 대화 목록도 지우기"),
       h("div", { class: "actions" },
         h("button", { type: "button", class: "danger solid", onclick: () => this.forgetAll(list.checked) }, "모두 잊기"),
