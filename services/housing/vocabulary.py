@@ -12,6 +12,15 @@ SALE_WORDS = re.compile(r"매매|매도인|매수인|분양권")
 LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차|집주인|세입자")
 
 
+# What a loan is for, as people say it: a home bought (주담대, 디딤돌, 보금자리론, LTV) or a 전세 deposit
+# borrowed (버팀목, 보증금); read alike by the loan search and the loan application.
+JEONSE_LOAN_WORDS = re.compile(r"전세|전월세|월세|보증금|버팀목")
+PURCHASE_LOAN_WORDS = re.compile(
+    r"매매|구입|구매|매수|사려|집\s*사|살\s*(?:집|예정)|주담대|주택\s*담보|디딤돌|보금자리|LTV|DSR",
+    re.IGNORECASE,
+)
+
+
 def speaks_only_of_a_sale(text: str) -> bool:
     return bool(SALE_WORDS.search(text)) and not LEASE_WORDS.search(text)
 

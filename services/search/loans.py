@@ -26,6 +26,7 @@ from services.housing.amounts import given_figures, read_amounts
 from services.housing.dated_rules import check_period, has_ended, in_force
 from services.housing.money import format_manwon as won_text
 from services.housing.text import topic_particle
+from services.housing.vocabulary import JEONSE_LOAN_WORDS, PURCHASE_LOAN_WORDS
 from services.platform.team import StepWork
 
 LOAN_FILE = Path(__file__).resolve().parents[2] / "infra" / "seed" / "loans" / "loan_programs.json"
@@ -37,10 +38,6 @@ AUDIENCE_WORDS: dict[Audience, tuple[str, ...]] = {
     "newborn": ("신생아", "출산", "아기", "출생"),
     "multi_child": ("다자녀", "자녀"),
 }
-JEONSE_WORDS, PURCHASE_WORDS = (
-    ("전세", "전월세", "월세", "보증금"),
-    ("매매", "구입", "구매", "매수", "사려", "집 사", "주담대", "LTV", "DSR"),
-)
 # The programme families people name ("디딤돌 되나요?"): a question naming one is answered for it first.
 FAMILIES = ("디딤돌", "버팀목", "보금자리론")
 KIND_KO = {
@@ -113,8 +110,8 @@ def audiences_in(query: str) -> set[Audience]:
 
 def wanted_kinds(deal_type: str | None, query: str) -> set[str]:
     """전세 questions get 전세자금대출; 매매 questions get 구입자금대출 and the lending rules; else all."""
-    jeonse = deal_type in ("jeonse", "monthly") or any(w in query for w in JEONSE_WORDS)
-    purchase = deal_type == "sale" or any(w in query for w in PURCHASE_WORDS)
+    jeonse = deal_type in ("jeonse", "monthly") or bool(JEONSE_LOAN_WORDS.search(query))
+    purchase = deal_type == "sale" or bool(PURCHASE_LOAN_WORDS.search(query))
     kinds: set[str] = set()
     if jeonse:
         kinds.add("jeonse_loan")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from services.document.loan.applicant import LoanApplicant, applicant_from_text
 from services.search.loans import (
     LOAN_FILE,
     LoanBook,
@@ -173,3 +174,19 @@ def test_families_asked_apart_are_set_side_by_side(book: LoanBook) -> None:
     )
     apart = loan_result(book, "버팀목이랑 디딤돌 뭐가 달라요?", None, TODAY).headline
     assert apart.startswith("버팀목 전세자금대출은 연소득 5,000만원 이하·무주택")
+
+
+@pytest.mark.parametrize(
+    ("query", "kinds"),
+    [
+        ("버팀목 금리 얼마예요", {"jeonse_loan"}),
+        ("디딤돌 조건 알려줘", {"purchase_loan", "ltv", "dsr", "stress_dsr", "dti"}),
+        ("ltv 몇 퍼센트예요", {"purchase_loan", "ltv", "dsr", "stress_dsr", "dti"}),
+    ],
+)
+def test_what_a_loan_is_for_is_read_as_the_loan_application_reads_it(query: str, kinds: set[str]) -> None:
+    """One list of words (services/housing/vocabulary.py) for the loan search and the application."""
+    assert wanted_kinds(None, query) == kinds
+    purpose = "jeonse" if kinds == {"jeonse_loan"} else "purchase"
+    assert applicant_from_text(query)["purpose"] == query
+    assert LoanApplicant(purpose=query).purpose == purpose

@@ -20,14 +20,13 @@ from services.document.common.fields import gather
 from services.housing import household
 from services.housing.amounts import read_amounts
 from services.housing.entities import extract_entities
+from services.housing.vocabulary import JEONSE_LOAN_WORDS, PURCHASE_LOAN_WORDS
 from services.platform.settings import REPO_ROOT
 
 MANWON = 10_000
 DOCUMENTS_FILE = REPO_ROOT / "infra" / "seed" / "rules" / "loan_documents.toml"
 Purpose = Literal["purchase", "jeonse"]
 
-_PURCHASE = re.compile(r"매매|구입|매수|사려|살\s*(?:집|예정)|주담대|주택\s*담보|디딤돌|보금자리")
-_JEONSE = re.compile(r"전세")
 _PLACE = re.compile(
     r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)[가-힣]*"
     r"(?:\s+[가-힣]+(?:시|군|구))*"
@@ -61,7 +60,8 @@ class LoanApplicant(BaseModel):
     def _purpose(cls, value: Any) -> Any:
         """'전세' or '매매·구입' as the person answers it."""
         if isinstance(value, str) and value not in ("purchase", "jeonse"):
-            return "jeonse" if _JEONSE.search(value) else "purchase" if _PURCHASE.search(value) else value
+            jeonse, purchase = JEONSE_LOAN_WORDS.search(value), PURCHASE_LOAN_WORDS.search(value)
+            return "jeonse" if jeonse else "purchase" if purchase else value
         return value
 
     @field_validator("house_count", mode="before")
@@ -97,7 +97,7 @@ def collect_applicant(
 
 def applicant_from_text(text: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
-    if _JEONSE.search(text) or _PURCHASE.search(text):
+    if JEONSE_LOAN_WORDS.search(text) or PURCHASE_LOAN_WORDS.search(text):
         found["purpose"] = text
     for amount in read_amounts(text):
         if (name := _ROLES.get(amount.role)) and name not in found:
