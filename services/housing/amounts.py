@@ -31,11 +31,11 @@ from services.housing.money import (
     CHANGE_TO,
     CUT_BY,
     DEMANDED,
-    MAX_RENT_MANWON,
     RAISE_BY,
     TO_RAISED,
     WITH_DEPOSIT,
     Money,
+    could_be_rent_of,
     find_money,
     format_manwon,
 )
@@ -219,7 +219,7 @@ def _rent_with_deposit(previous: Amount, between: str, money: Money) -> bool:
         previous.role == "deposit"
         and previous.fact
         and WITH_DEPOSIT.fullmatch(between) is not None
-        and money.manwon < min(previous.manwon, MAX_RENT_MANWON + 1)
+        and could_be_rent_of(previous.manwon, money.manwon)
     )
 
 

@@ -238,11 +238,16 @@ def bare_demands(text: object) -> list[tuple[int, bool]]:
     return demands
 
 
+def could_be_rent_of(deposit_manwon: float, rent_manwon: float) -> bool:
+    """Whether a figure beside a deposit is small enough to be the rent paid with it."""
+    return rent_manwon < min(deposit_manwon, MAX_RENT_MANWON + 1)
+
+
 def _rent_with(deposit: Money, rent: float | None, text: str) -> bool:
     """Whether a bare number after "보증금 X에" can be the rent paid with that deposit."""
     return (
         rent is not None
-        and rent * MANWON < min(deposit.won, (MAX_RENT_MANWON + 1) * MANWON)
+        and could_be_rent_of(deposit.won / MANWON, rent)
         and _DEPOSIT_BEFORE.search(text[max(0, deposit.start - 12) : deposit.start]) is not None
     )
 
