@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from services.housing.numerals import DIGIT_WORDS, words_won
 from services.housing.text import MAX_DIGITS, normalize, number
 
 MANWON = 10_000  # 원 in 1 만원
@@ -65,7 +66,7 @@ _AMOUNT = re.compile(
 # Words after which a bare number is 만원.
 _MONEY_WORDS = "|".join(
     (
-        "연봉|연소득|소득|월급|보증금|전세금|전세|월세|매매가|매매|예산",
+        "연봉|연소득|소득|월급|보증금|전세금|전세|월세|매매가|매매|예산|계약금|중도금|잔금",
         "차임|임대료|관리비|가격|금액|대출|근저당|월",
     )
 )
@@ -266,15 +267,11 @@ def parse_manwon(text: object) -> int | None:
 
 # ---- a contract's amounts, in 원 ----------------------------------------------------------------------
 
-DIGIT_WORDS = "영일이삼사오육칠팔구"
-SMALL_UNITS = {"십": 10, "백": 100, "천": 1000}
-BIG_UNITS = {"만": 10**4, "억": 10**8, "조": 10**12}
 # Hangul an amount written out in words may hold ('금 삼억오천만원정'); any other Hangul means the
 # text is a sentence, where 이 or 일 are words, not digits ('많이' is not 2).
 _SPOKEN_AMOUNT = re.compile(
     r"^[\s,.금영일이삼사오육칠팔구십백천만억조원정]*[영일이삼사오육칠팔구십백천만억조][\s원정]*$"
 )
-_SPOKEN_TOKEN = re.compile(r"[영일이삼사오육칠팔구십백천만억조]")
 
 
 class AmountError(ValueError):
@@ -287,7 +284,7 @@ def parse_won(text: str) -> int:
     "35000"), as people write 보증금 and 월세. Raises AmountError when it holds none."""
     text = normalize(text)
     if _SPOKEN_AMOUNT.match(text):
-        return _words_won(text)
+        return words_won(text)
     if found := _with_units(text):
         return found[0].won
     bare = _BARE.search(text)
@@ -295,25 +292,6 @@ def parse_won(text: str) -> int:
     if value is None:
         raise AmountError(f"금액을 읽을 수 없습니다: {text!r}")
     return round(value * MANWON)
-
-
-def _words_won(text: str) -> int:
-    """Numerals in words: '삼억오천만원' -> 350,000,000 (the inverse of `korean_amount_words`). Without
-    원 they follow the digits' habits: '오십' is 50만원 and '삼억오천' is 3억 5천만원."""
-    total, section, current, last_big = 0, 0, None, 0
-    for token in _SPOKEN_TOKEN.findall(text):
-        if token in SMALL_UNITS:
-            section += (current if current is not None else 1) * SMALL_UNITS[token]
-            current = None
-        elif token in BIG_UNITS:
-            total += (section + (current or 0) or 1) * BIG_UNITS[token]
-            section, current, last_big = 0, None, BIG_UNITS[token]
-        else:
-            current = DIGIT_WORDS.index(token)
-    tail = section + (current or 0)
-    if "원" not in text and last_big in (0, BIG_UNITS["억"]):
-        tail *= MANWON
-    return total + tail
 
 
 def korean_amount_words(won: int) -> str:

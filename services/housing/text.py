@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from services.housing.numerals import spoken_to_digits
+
 MAX_CHARS = 4000  # longer text is cut: the gateway takes questions of up to 2,000 characters
 MAX_DIGITS = 12  # longer digit runs are not amounts anyone means (and int() refuses huge ones)
 
@@ -13,13 +15,14 @@ _SHARED_UNIT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(\s*[~\-–]\s*)(\d+(?:\.\d
 
 
 def normalize(text: object) -> str:
-    """NFKC (full-width digits and signs), tildes unified, and "5~8억" spelled "5억~8억". Hangul jamo
+    """NFKC (full-width digits and signs), tildes unified, numerals in words written in digits ("삼천만원" ->
+    "3000만원", numerals.py), and "5~8억" spelled "5억~8억". Hangul jamo
     ("ㅎㅇ") and ㎡ are kept as typed, so words and sizes can be quoted back as written. Anything but a
     string is the empty string."""
     if not isinstance(text, str):
         return ""
     text = "".join(c if _kept_as_typed(c) else unicodedata.normalize("NFKC", c) for c in text[:MAX_CHARS])
-    text = text.replace("∼", "~").replace("〜", "~")
+    text = spoken_to_digits(text.replace("∼", "~").replace("〜", "~"))
     return _SHARED_UNIT.sub(lambda m: f"{m[1]}{m[4]}{m[2]}{m[3]}{m[4]}", text)
 
 
