@@ -66,17 +66,22 @@ class StatuteAnswer:
     # A general rule (a term against the tenant is void) decides a question about a specific clause
     # before that clause's right does: when it is asked about, it leads wherever the question names it.
     general: bool = False
-    # A notice the article requires so many months before the lease ends: with the end date said, the
-    # answer opens with the last day for it.
+    # A notice the article requires so many months before the lease ends (and, for a window, no earlier
+    # than so many): with the end date said, the answer opens with the days it falls on.
     notice_months: int | None = None
+    notice_from_months: int | None = None
+    notice_act: str = "임대인에게 알려야 합니다"
 
     def deadline(self, ends: date) -> str | None:
-        """'만기가 2027-03-31이면 2027-01-31까지 …' for an answer with a notice period."""
+        """'만기가 2027-03-31이면 2027-01-31까지 …' for an answer with a notice period, '… 2026-09-30부터
+        2027-01-31까지 …' for one with a window."""
         if self.notice_months is None:
             return None
         last = add_months(ends, -self.notice_months)
+        since = self.notice_from_months
+        first = f"{add_months(ends, -since).isoformat()}부터 " if since else ""
         return (
-            f"만기가 {ends.isoformat()}이면 {last.isoformat()}까지 임대인에게 알려야 합니다"
+            f"만기가 {ends.isoformat()}이면 {first}{last.isoformat()}까지 {self.notice_act}"
             "(그날까지 닿아야 하니 여유 있게 보내고, 문자·내용증명처럼 남는 방법이 좋습니다)."
         )
 
@@ -95,6 +100,8 @@ def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
             outside=row.get("outside"),
             general=row.get("general", False),
             notice_months=row.get("notice_months"),
+            notice_from_months=row.get("notice_from_months"),
+            notice_act=row.get("notice_act", StatuteAnswer.notice_act),
         )
         for row in book["answer"]
     )

@@ -141,9 +141,10 @@ def test_a_rule_outside_the_statutes_is_named_and_no_unrelated_article_is_cited(
     [
         "계약 끝났는데 집주인이 새 세입자 들어와야 보증금 돌려준대요",
         "전세금은 다음 사람 구하면 돌려준다고 하네요 이래도 되나요",
+        "계약 끝났는데 집주인이 보증금을 안 줘요. 저는 이사를 가야 하는데 어떻게 해요?",
     ],
 )
-def test_a_return_the_landlord_puts_off_is_the_deposit_return_subject(question: str) -> None:
+def test_a_return_the_landlord_puts_off_or_withholds_is_the_deposit_return_subject(question: str) -> None:
     """What the landlord says of giving the deposit back names the subject, whatever article ranks first."""
     answer = answer_for(question)
     assert answer is not None and answer.subject == "보증금을 돌려받지 못할 때"
@@ -154,5 +155,42 @@ def test_a_notice_answer_gives_the_last_day_before_the_end_said() -> None:
     notice = answer_for("재계약 안 하려면 언제까지 얘기해야 하나요")
     assert notice is not None and notice.notice_months == 2
     assert (notice.deadline(date(2027, 3, 31)) or "").startswith("만기가 2027-03-31이면 2027-01-31까지")
-    others = [a for a in statute_answers() if a is not notice]
+    renewal = answer_for("계약 연장하자는 말은 언제까지 해야 돼요?")
+    others = [a for a in statute_answers() if a not in (notice, renewal)]
     assert all(a.deadline(date(2027, 3, 31)) is None for a in others)
+
+
+def test_a_renewal_answer_gives_the_window_before_the_end_said() -> None:
+    """제6조의3①, 제6조①: a renewal is asked from 6 to 2 months before the end (2027-05-31 -> 2026-11-30 to
+    2027-03-31), however the request is worded."""
+    for question in (
+        "계약갱신요구권은 언제 써요?",
+        "계약 연장하자는 말은 언제까지 해야 돼요?",
+        "연장해 달라고 언제 말해요?",
+    ):
+        renewal = answer_for(question)
+        assert renewal is not None and renewal.subject == "계약갱신요구권"
+        assert (renewal.deadline(date(2027, 5, 31)) or "").startswith(
+            "만기가 2027-05-31이면 2026-11-30부터 2027-03-31까지 임대인에게 갱신을 요구할 수 있습니다"
+        )
+
+
+@pytest.mark.parametrize("question", ["계약 연장하자는데 언제까지 답해요?", "이사하자마자 전입신고 해요?"])
+def test_하자_as_a_verb_ending_is_no_defect(question: str) -> None:
+    answer = answer_for(question)
+    assert answer is None or answer.subject != "공동주택 하자담보책임기간"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "집주인이 제가 없을 때 비밀번호 누르고 집에 들어왔어요 이래도 되는 거예요?",
+        "주인이 도어락 비번 알아서 맘대로 들어와요",
+        "집주인이 허락 없이 집에 들어와도 되나요?",
+    ],
+)
+def test_a_landlord_entering_unasked_is_answered_by_the_rules_outside_the_corpus(question: str) -> None:
+    answer = answer_for(question)
+    assert answer is not None and answer.subject == "집주인의 무단 출입"
+    assert answer.outside and "형법 제319조" in answer.outside
+    assert answer_for("관리자 비밀번호 뭐야?") is None
