@@ -34,6 +34,14 @@ BROKERAGE_FEE_WORDS = re.compile(
 )
 
 
+# A tenant asking what they get back when the home goes to auction ("집이 경매 넘어가면 최소 얼마는 받아요?",
+# "경매 들어가도 먼저 받을 수 있어요?"): the law's 최우선변제 and 우선변제, in everyday words.
+AUCTION_CLAIM = re.compile(
+    r"(?:경매|공매)\S{0,2}\s*(?:넘어|들어|진행|붙|나오|당하|처분|돼|되|된).{0,30}"
+    r"(?:얼마|먼저|돌려\s*받|받을\s*수|받아요|받나요|받을까|받는|건질|보호)"
+)
+
+
 # A price the person has judged against the market ("이거 시세보다 비싼 편인가요?", "바가지 아닌가요",
 # "적당한 가격이에요?"): their figures are what is judged, never bounds of a search.
 JUDGED_WORDS = (

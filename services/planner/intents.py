@@ -34,7 +34,7 @@ from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS, JUDGED, JUDGED_WORDS, only_tells
+from services.housing.vocabulary import AUCTION_CLAIM, BROKERAGE_FEE_WORDS, JUDGED, JUDGED_WORDS, only_tells
 
 if TYPE_CHECKING:
     from services.planner.evidence import Neighbour
@@ -99,6 +99,8 @@ SIGNALS = _signals(
         3,
         r"갱신|계약\s*연장|묵시적|대항력|확정\s*일자|전입\s*신고|우선\s*변제|최우선",
     ),
+    # What a tenant gets back at auction is the law's question, whatever risk word ("경매") it holds.
+    (Topic.LEGAL, I.LEGAL_CONSULT, 5, AUCTION_CLAIM.pattern),
     (
         Topic.LEGAL,
         I.LEGAL_CONSULT,
@@ -109,7 +111,7 @@ SIGNALS = _signals(
         Topic.LEGAL,
         I.LEGAL_CONSULT,
         3,
-        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받)|반환\s*보증|보증\s*보험|퇴거|명도",
+        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받|안\s*(?:줘|주|준|줄))|반환\s*보증|보증\s*보험|퇴거|명도",
     ),
     (Topic.LEGAL, I.LEGAL_CONSULT, 3, _HARM),
     (Topic.TAX, I.LEGAL_CONSULT, 3, r"취득세|양도\s*(?:소득)?세|보유세|재산세|종부세|종합\s*부동산세"),

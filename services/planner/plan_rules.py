@@ -21,7 +21,7 @@ from services.housing.amounts import CONVERSION
 from services.housing.coverage import listings_serve
 from services.housing.entities import extract_entities
 from services.housing.text import normalize
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS, speaks_only_of_a_sale
+from services.housing.vocabulary import AUCTION_CLAIM, BROKERAGE_FEE_WORDS, speaks_only_of_a_sale
 from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.intents import (
@@ -75,7 +75,7 @@ _ANALYSIS_OF_TOPIC = {
 _ANALYSED_WHEN_NAMED = {Topic.INVEST: S.ANALYZE_ROI, Topic.RISK: S.ANALYZE_RISK, Topic.POLICY: S.MATCH_POLICY}
 # Figures the law defines that a question about them asks for: computed whenever the subject is named.
 _LAW_FIGURES = (
-    (re.compile(r"최우선|소액\s*임차|소액\s*보증금"), S.COMPUTE_PRIORITY_REPAYMENT),
+    (re.compile(rf"최우선|소액\s*임차|소액\s*보증금|{AUCTION_CLAIM.pattern}"), S.COMPUTE_PRIORITY_REPAYMENT),
     (BROKERAGE_FEE_WORDS, S.COMPUTE_BROKERAGE_FEE),
     # 취득세: the tax law's rates on the price (지방세법 is not among the statutes searched)
     (re.compile(r"취득세"), S.COMPUTE_ACQUISITION_TAX),
@@ -247,7 +247,7 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
         ids.append(S.ANALYZE_RISK)
     law_figures = [step for words, step in _LAW_FIGURES if words.search(text)]
     if law_figures and intent is I.LEGAL_CONSULT:  # the law's figure is the answer, not the market's
-        ids = [step for step in ids if step not in MARKET_STEPS]
+        ids = [step for step in ids if not _reads_market(step, entities)]
     if law_figures and not any(h.signal.topic is Topic.CONTRACT_CHECK for h in hits):
         # "복비 계산해줘": the calculation asked is the law's figure, not a review of a contract never given
         ids = [step for step in ids if step != S.REVIEW_CONTRACT]

@@ -339,6 +339,21 @@ def test_a_legal_question_gets_market_steps_only_with_a_place_or_a_figure(
 
 
 @pytest.mark.parametrize(
+    "query",
+    [
+        "용인에서 보증금 9천 원룸 사는데 집이 경매 넘어가면 최소 얼마는 받아요?",
+        "집이 경매로 넘어간대요. 서울이고 보증금 5천인데 그래도 조금이라도 먼저 받을 수 있어요?",
+        "살고 있는 빌라가 공매 진행된다는데 보증금 얼마나 돌려받을 수 있나요?",
+    ],
+)
+def test_what_a_tenant_gets_back_at_auction_is_the_laws_figure(query: str) -> None:
+    # 최우선변제 in everyday words: the auction is no risk to judge from the market, the deposit no bound
+    plan = plan_by_rules(query)
+    assert plan.intent.type == "LEGAL_CONSULT"
+    assert [s.step_id for s in plan.steps] == ["search-legal", "compute-priority-repayment"]
+
+
+@pytest.mark.parametrize(
     "query", ["전세 사기 안 당하려면 계약 전에 뭘 확인해야 해요?", "깡통전세 어떻게 알아봐요?"]
 )
 def test_a_risk_asked_in_general_is_answered_by_the_law_not_a_market_dump(query: str) -> None:
