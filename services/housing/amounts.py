@@ -65,7 +65,7 @@ _ROLE_WORDS: tuple[tuple[Role, str], ...] = (
     ("debt", r"기존\s*대출|다른\s*대출|신용\s*대출|마이너스\s*통장|부채|빚|갚고\s*있"),
     ("loan", r"(?:주택\s*)?담보\s*대출|전세\s*(?:자금\s*)?대출|대출|주담대|빌려|빌리"),
     ("monthly_income", r"월급|월\s*소득|월\s*수입|실수령"),
-    ("income", r"연봉|연\s*소득|연\s*수입|소득|수입"),
+    ("income", r"연봉|연\s*소득|연\s*수입|소득|수입|(?<![가-힣\d])연(?=\s*\d)"),  # "연 7천 벌어요"
     ("fee", r"관리비|복비|중개\s*보수|중개\s*수수료|수수료"),
     ("monthly_rent", r"월세|차임|임대료|(?<!\d)월(?=\s*(?:\d|$))"),  # "월 50"
     ("deposit", r"(?:전세|전셋)\s*(?:보증금|시세|호가|금|가|값)?|보증금"),
@@ -80,6 +80,10 @@ _ROLE_AFTER: tuple[tuple[Role, re.Pattern[str]], ...] = (
     ("sale_price", re.compile(r"^\s*(?:원)?\s*짜리")),
     ("loan", re.compile(r"^\s*(?:원)?\s*(?:을|를|의)?\s*(?:대출|주담대|빌려|빌리)")),
     ("debt", re.compile(r"^\s*(?:원)?\s*(?:을|를|씩)?\s*(?:갚|상환)")),
+    (
+        "income",
+        re.compile(r"^\s*(?:원)?\s*(?:을|를|씩|정도|쯤|가량)?\s*(?:벌(?:어|고|이|었|면|지)|번다|법니)"),
+    ),
 )
 _CLAUSE_END = re.compile(r"[,.?!\n]")
 # A role word said to be absent ("기존 대출 없음") or describing the thing named next ("월세 받는 오피스텔

@@ -28,7 +28,7 @@ DATE = re.compile(
 # a time ago ("3년 전") or a day counted from now ("6개월 뒤").
 _TERM = re.compile(
     r"(?<![\d.])(?:(\d{1,2})\s*년(?!\s*\d{1,2}\s*월)(?:\s*(\d{1,2})\s*개월)?|(\d{1,3})\s*개월)"
-    r"(?!\s*(?:전(?!세|월|입|환)|후|뒤|된|차|째|도|생|만에))"
+    r"(?!\s*(?:전(?!세|월|입|환)|후|뒤|된|됐|되었|넘었|지났|차|째|도|생|만에))"
 )
 # A contract clause about the lease term (임대차 기간, or from one day ...).
 # A clause states a term when it speaks of 기간 or runs from one point to another ("…부터 …까지"); a

@@ -13,7 +13,8 @@ _NO_INCOME = re.compile(r"무소득|(?:소득|수입|연봉)\s*(?:이|은|는)?\
 _NO_DEBT = re.compile(
     r"(?:기존\s*대출|다른\s*대출|부채|빚)\s*(?:이|은|는)?\s*(?:없|0\s*원)|대출\s*(?:이|은)?\s*없"
 )
-_MARRIAGE_YEAR = re.compile(r"(?:결혼|혼인)\s*(\d{1,2})\s*년\s*(?:차|째)?")
+# "결혼 3년차", "혼인 2년", "결혼한 지 2년 됐고", "결혼하고 3년"
+_MARRIAGE_YEAR = re.compile(r"(?:결혼|혼인)(?:\s*(?:한\s*지|하고|한\s*후|후))?\s*(\d{1,2})\s*년\s*(?:차|째)?")
 _CHILDREN = re.compile(r"(?:자녀|아이|애)\s*(\d)\s*명|(\d)\s*자녀")
 # "만 29살", "29세", "서른 둘" is not read; "50 살다가" is living on, not an age (money.py says the same).
 _AGE = re.compile(r"(?:만\s*)?(\d{1,2})\s*(?:살|세)(?![다고아았면며던지기려])")

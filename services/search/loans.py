@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import model_validator
 
+from contracts.entities import QueryEntities
 from contracts.results import Figure, StepResult
 from contracts.search import Audience, LoanProduct
 from contracts.values import Frozen
@@ -141,11 +142,20 @@ class Applicant:
     age: int | None = None
 
     @classmethod
-    def from_query(cls, query: str) -> Applicant:
+    def from_query(cls, query: str, entities: QueryEntities | None = None) -> Applicant:
+        """From the question and the planner's reading of the turn, which also holds the figures the
+        person stated earlier ("연 7천 벌어요", then "버팀목 되나요?"); the reading's figures come first."""
         amounts = read_amounts(query)
         given = given_figures(amounts)
         price = given.sale_price or next((a.manwon for a in amounts if a.role == "price" and a.fact), None)
-        return cls(given.income, price, given.deposit, household.houses(query)[0], household.age(query))
+        read = entities or QueryEntities()
+        return cls(
+            read.income_manwon or given.income,
+            read.sale_price_manwon or price,
+            read.deposit_manwon or given.deposit,
+            household.houses(query)[0],
+            household.age(query),
+        )
 
 
 def why_not(e: LoanEntry, who: Applicant) -> str | None:
@@ -224,11 +234,13 @@ def terms_answer(book: LoanBook, query: str) -> str | None:
     return f"{compared}의 비율입니다. {book.together}"
 
 
-def loan_result(book: LoanBook, query: str, deal_type: str | None, today: date) -> StepResult:
+def loan_result(
+    book: LoanBook, query: str, deal_type: str | None, today: date, entities: QueryEntities | None = None
+) -> StepResult:
     candidates = select_entries(
         current_programs(today, book), wanted_kinds(deal_type, query), audiences_in(query)
     )
-    who = Applicant.from_query(query)
+    who = Applicant.from_query(query, entities)
     ruled_out = {e.id: reason for e in candidates if (reason := why_not(e, who))}
     chosen = [e for e in candidates if e.id not in ruled_out]
     findings = [
@@ -323,4 +335,6 @@ def _day(ctx: Any, step: StepWork) -> date:
 async def loan_products(ctx: Any, step: StepWork) -> StepResult:
     """The loan tool: the programmes and rules in force on the day asked that fit the question."""
     deal = step.entities.deal_type
-    return loan_result(default_book(), step.query, deal.value if deal else None, _day(ctx, step))
+    return loan_result(
+        default_book(), step.query, deal.value if deal else None, _day(ctx, step), step.entities
+    )

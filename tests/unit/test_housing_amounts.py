@@ -85,6 +85,8 @@ def test_amounts_take_their_roles_from_the_phrasing(text: str, expected: dict[st
     [
         ("연봉 6천에 기존 대출 월 50만원", [("income", 6000), ("debt_payment", 50)]),
         ("월 50만원 갚고 있는 대출 있고 연봉 5천", [("debt_payment", 50), ("income", 5000)]),
+        ("부부 합쳐서 연 7천 벌어요", [("income", 7000)]),  # what is earned a year is income
+        ("둘이 6천 정도 벌고 있어요", [("income", 6000)]),
         ("신용대출 3천 있고 마이너스통장 2천", [("debt", 3000), ("debt", 2000)]),
         ("순자산 3억, 재산세 50만원", [("assets", 30000), ("holding_cost", 50)]),
         ("관리비 월 10만원", [("fee", 10)]),  # 월 after a role word says per month

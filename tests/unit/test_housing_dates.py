@@ -45,6 +45,8 @@ def test_dates_keep_where_they_start_and_impossible_ones_are_dropped() -> None:
         ("10년 된 아파트", None),
         ("3년 전에 샀어요", None),
         ("결혼 3년차", None),
+        ("결혼한 지 2년 됐고", None),  # time gone by is no term
+        ("산 지 1년 넘었어요", None),
         ("0개월", None),
     ],
 )

@@ -32,6 +32,8 @@ def test_one_more_home_kept_beside_the_first_is_an_added_home_and_a_move_is_not(
 
 def test_marriage_debts_income_and_children_only_as_said() -> None:
     assert household.marriage("결혼 3년차 부부") == (True, 3, False)
+    assert household.marriage("저희 결혼한 지 2년 됐고") == (True, 2, False)
+    assert household.marriage("결혼하고 5년 지났어요") == (True, 5, False)
     assert household.marriage("결혼했어요") == (True, None, False)
     assert household.marriage("내년에 결혼 예정") == (None, None, True)
     assert household.marriage("연봉 6천") == (None, None, False)

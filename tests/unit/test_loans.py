@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from contracts.entities import QueryEntities
 from services.document.loan.applicant import LoanApplicant, applicant_from_text
 from services.search.loans import (
     LOAN_FILE,
@@ -154,6 +155,17 @@ def test_a_family_named_by_a_newlywed_is_answered_for_the_newlyweds_programme(bo
     assert "버팀목 전세자금대출(연소득 상한 5,000만원)을 받을 수 없습니다" in asked.headline
     assert "신혼부부 전용 버팀목 전세자금대출은 말씀하신 내용으로 막히는 요건은 없고" in asked.headline
     assert not loan_result(book, "전세자금대출 상품 알려줘", None, TODAY).verdict
+
+
+def test_an_income_said_in_an_earlier_turn_rules_programmes_out(book: LoanBook) -> None:
+    # "부부 합쳐서 연 7천 벌어요", then "버팀목 전세대출 받을 수 있을까요?": the planner's reading of
+    # the second turn carries the income (QueryEntities.income_manwon); 버팀목 5,000만원 < 7,000 <=
+    # 신혼부부 전용 7,500만원.
+    question = "버팀목 전세대출 받을 수 있을까요?"
+    asked = loan_result(book, question, None, TODAY, QueryEntities(income_manwon=7000))
+    assert "버팀목 전세자금대출(연소득 상한 5,000만원)" in asked.headline
+    assert "받을 수 없습니다" in asked.headline and "신혼부부 전용 버팀목 전세자금대출" in asked.headline
+    assert "받을 수 없습니다" not in loan_result(book, question, None, TODAY).headline
 
 
 def test_programmes_named_by_whom_they_are_for_are_answered_with_their_verdict(book: LoanBook) -> None:
