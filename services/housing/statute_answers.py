@@ -71,6 +71,14 @@ class StatuteAnswer:
     notice_months: int | None = None
     notice_from_months: int | None = None
     notice_act: str = "임대인에게 알려야 합니다"
+    # Words that make a question another subject's though `asks` matches it (하자분쟁조정 is not the
+    # lease law's 분쟁조정).
+    unless: re.Pattern[str] | None = None
+
+    def answers(self, question: str) -> re.Match[str] | None:
+        if self.unless is not None and self.unless.search(question):
+            return None
+        return self.asks.search(question)
 
     def deadline(self, ends: date) -> str | None:
         """'만기가 2027-03-31이면 2027-01-31까지 …' for an answer with a notice period, '… 2026-09-30부터
@@ -102,6 +110,7 @@ def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
             notice_months=row.get("notice_months"),
             notice_from_months=row.get("notice_from_months"),
             notice_act=row.get("notice_act", StatuteAnswer.notice_act),
+            unless=re.compile(row["unless"]) if "unless" in row else None,
         )
         for row in book["answer"]
     )
@@ -111,7 +120,7 @@ def answer_for(question: str, book: tuple[StatuteAnswer, ...] | None = None) -> 
     """The answer whose subject the question asks about: a general rule's first, then the one named first
     when several are."""
     answers = book or statute_answers()
-    found = [(not a.general, m.start(), i) for i, a in enumerate(answers) if (m := a.asks.search(question))]
+    found = [(not a.general, m.start(), i) for i, a in enumerate(answers) if (m := a.answers(question))]
     return answers[min(found)[2]] if found else None
 
 

@@ -196,3 +196,13 @@ def test_the_last_day_of_the_month_is_a_rent_day(said: str) -> None:
     found = fields_from_text(f"월세 계약. 보증금 3천, 월세 120 {said} 지급")
     assert found["rent_day"] == 31
     assert read_answer("rent_day", said) == {"rent_day": 31}
+
+
+def test_amounts_written_in_words_fill_the_lease() -> None:
+    # 보증금 천만원 = 10,000,000원, 월세 육십 = 600,000원 (a bare 월세 is 만원), 계약금 백만원 = 1,000,000원
+    found = fields_from_text("임대인 박서준, 임차인 김하늘, 보증금 천만원, 월세 육십, 계약금 백만원, 1년")
+    assert (found["deposit_won"], found["monthly_rent_won"], found["down_payment_won"]) == (
+        10_000_000,
+        600_000,
+        1_000_000,
+    )

@@ -194,3 +194,22 @@ def test_a_landlord_entering_unasked_is_answered_by_the_rules_outside_the_corpus
     assert answer is not None and answer.subject == "집주인의 무단 출입"
     assert answer.outside and "형법 제319조" in answer.outside
     assert answer_for("관리자 비밀번호 뭐야?") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "집주인이랑 수리비 때문에 싸우는데 소송 말고 중간에서 조정해주는 곳 없어요?",
+        "재판 없이 보증금 문제 해결할 방법 있어요?",
+    ],
+)
+def test_a_dispute_settled_without_court_is_the_lease_laws_mediation(question: str) -> None:
+    answer = answer_for(question)
+    assert answer is not None and answer.subject == "임대차 분쟁조정"
+    assert [ref.article_id for ref in answer.articles][0] == "주택임대차보호법/제14조"
+
+
+def test_a_defect_dispute_is_not_the_lease_laws_mediation() -> None:
+    # 하자분쟁조정위원회 is 공동주택관리법's: `unless` keeps the lease law's answer off it
+    answer = answer_for("하자분쟁조정위원회에 조정 신청하면 얼마 안에 처리되나요?")
+    assert answer is None or answer.subject != "임대차 분쟁조정"

@@ -18,6 +18,7 @@ from services.housing.dates import DateError, parse_date, parse_term_months, spo
 from services.housing.endings import strip_ending
 from services.housing.money import AmountError, parse_won
 from services.housing.names import person_name
+from services.housing.text import normalize
 
 Form = TypeVar("Form", bound=BaseModel)
 
@@ -111,8 +112,8 @@ def keyword_windows(
 
 
 def _read_window(name: str, words: str, today: date | None) -> Any:
-    if name.endswith("_won"):
-        amount = AMOUNT_RE.search(words)
+    if name.endswith("_won"):  # in digits or in words ("보증금 천만원", "월세 육십")
+        amount = AMOUNT_RE.search(normalize(words))
         return parse_won(amount.group()) if amount else None
     if name.endswith("_date"):
         dates = spoken_dates(words, today)
