@@ -86,8 +86,10 @@ TOOLS = (
 _COUNT_ASKED = re.compile(r"몇\s*(?:개|곳|군데|단지|건)|개수|(?:단지|매물)\s*수(?![가-힣])")
 
 
-# A question whether there are listings within bounds ("8억 이하로 있어요?", "5억 이하 찾아줘").
+# A question whether there are listings within bounds ("8억 이하로 있어요?", "5억 이하 찾아줘"); bounds
+# with no question of the market's level ("강남역 오피스텔 월세 100 이하") ask for those listings too.
 _LISTINGS_ASKED = re.compile(r"있(?:어요|나요|을까|는지|나|어\?|습니까)|찾아|구해|나와\s*있")
+_LEVEL_ASKED = re.compile(r"시세|평균|얼마|수준|동향")
 _BOUND_KEYS = ("price_max_manwon", "price_min_manwon", "monthly_rent_max_manwon", "monthly_rent_min_manwon")
 
 
@@ -95,7 +97,7 @@ def answering_first(step: StepWork, names: list[str]) -> list[str]:
     """The tools in the order their headlines should lead the step's answer: as chosen, except that a
     count asked for, or listings asked for within a price bound, puts the listing total first."""
     bounded = any(getattr(step.entities, key) is not None for key in _BOUND_KEYS)
-    asks_listings = bounded and _LISTINGS_ASKED.search(step.query)
+    asks_listings = bounded and (_LISTINGS_ASKED.search(step.query) or not _LEVEL_ASKED.search(step.query))
     if "listing_search" in names and (_COUNT_ASKED.search(f"{step.query} {step.task}") or asks_listings):
         return ["listing_search", *(n for n in names if n != "listing_search")]
     return names

@@ -7,6 +7,7 @@ import pytest
 
 from contracts.results import StepResult
 from contracts.steps import plan_inputs
+from services.housing.entities import extract_entities
 from services.platform.team import StepFailure, StepWork
 from services.search.handlers import search_work
 from services.search.tools import SearchContext, answering_first, choose_tools, default_tools
@@ -98,3 +99,19 @@ def test_a_count_asked_is_answered_by_the_listing_total(query: str, lead: str) -
     chosen = choose_tools(step(query, ["market", "listings"]), default_tools()).names
     assert chosen == ["market_stats", "listing_search"]
     assert answering_first(step(query), chosen)[0] == lead
+
+
+@pytest.mark.parametrize(
+    ("query", "lead"),
+    [
+        ("강남역 근처 오피스텔 월세 100 이하", "listing_search"),  # bounds stated: the listings within them
+        ("서초구 아파트 매매 20억 이하로 있어요?", "listing_search"),
+        ("강남역 오피스텔 월세 100 이하면 시세가 어때요?", "market_stats"),  # the market's level asked
+    ],
+)
+def test_listings_within_the_bounds_stated_lead_unless_the_market_level_is_asked(
+    query: str, lead: str
+) -> None:
+    bounded = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
+    chosen = ["market_stats", "listing_search"]
+    assert answering_first(StepWork("run-1", "s1", "검색", bounded, {}, attempt=1), chosen)[0] == lead
