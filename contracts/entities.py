@@ -98,6 +98,11 @@ class QueryEntities(Frozen):
     complexes: list[str] = Field(
         default=[], description="complexes named, as listed (spacing aside), in the order written: 헬리오시티"
     )
+    regions: list[str] = Field(
+        default=[],
+        description="places outside Seoul the rule books name (시·도, the cities of 경기·인천: 수원, 부산): "
+        "where a home lies sets its 최우선변제 tier and its LTV, and the listings cover none of them",
+    )
     complexes_unknown: list[str] = Field(
         default=[],
         description="names written as a complex's ('은마아파트') that the listings do not hold: the answer "

@@ -23,6 +23,12 @@ def unlisted_gu(entities: QueryEntities, gazetteer: Gazetteer | None = None) -> 
     return [] if not entities.gu or listed & set(entities.gu) else list(entities.gu)
 
 
+def unlisted_regions(entities: QueryEntities) -> list[str]:
+    """The regions outside Seoul named ("수원", "부산"), when no place of Seoul is named beside them."""
+    placed = entities.gu or entities.dong or entities.stations or entities.complexes
+    return [] if placed else list(entities.regions)
+
+
 def listings_serve(entities: QueryEntities, gazetteer: Gazetteer | None = None) -> bool:
     """Whether the snapshot can hold homes of the places and kinds the entities name."""
-    return not unlisted_types(entities) and not unlisted_gu(entities, gazetteer)
+    return not (unlisted_types(entities) or unlisted_gu(entities, gazetteer) or unlisted_regions(entities))

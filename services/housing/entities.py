@@ -24,7 +24,7 @@ from services.housing.area import parse_size
 from services.housing.constraints import read_constraints
 from services.housing.dates import find_dates, parse_term_months
 from services.housing.elapsed import elapsed_since
-from services.housing.places import Gazetteer, compact, default_gazetteer
+from services.housing.places import Gazetteer, compact, default_gazetteer, regions_named
 from services.housing.text import normalize
 from services.housing.vocabulary import JUDGED
 
@@ -81,12 +81,15 @@ def extract_entities(
     bounds = PriceBounds() if JUDGED.search(text) else price_bounds(text)
     size = parse_size(text)
     wanted = read_constraints(text, today)
+    regions = [r for r in regions_named(text) if r != "서울"]  # Seoul's 구 are read as places
     return QueryEntities(
         gu=places.gu,
         dong=places.dong,
         stations=places.stations,
         complexes=sorted(gazetteer.complexes_named(text), key=compact(text).find),
-        complexes_unknown=gazetteer.complexes_unknown(text),
+        # "수원 아파트", "부산 해운대 아파트": a region's own names are no unknown complexes
+        complexes_unknown=[] if regions else gazetteer.complexes_unknown(text),
+        regions=regions,
         property_types=property_types(text),
         deal_type=deal_type(text),
         price_min_manwon=bounds.price.low,

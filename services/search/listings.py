@@ -30,7 +30,7 @@ from contracts.entities import QueryEntities, Ranking
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.steps import SearchOptions
 from services.housing.amounts import Bounds, bounds_text
-from services.housing.coverage import unlisted_gu, unlisted_types
+from services.housing.coverage import unlisted_gu, unlisted_regions, unlisted_types
 from services.housing.money import format_manwon as won_text
 from services.housing.places import MIN_NAME_ALONE, compact, default_gazetteer, series_of, written_name
 from services.housing.text import topic_particle
@@ -420,12 +420,13 @@ def said_first(result: StepResult, sentence: str | None) -> StepResult:
 
 def coverage_gap(entities: QueryEntities) -> StepResult | None:
     """The snapshot's coverage, said plainly, when the question names only places or kinds of home it
-    does not list ("마포구 아파트", "서울 빌라"); None when it can answer."""
-    if not unlisted_gu(entities) and not unlisted_types(entities):
+    does not list ("마포구 아파트", "서울 빌라", "수원 아파트"); None when it can answer."""
+    regions = unlisted_regions(entities)
+    if not unlisted_gu(entities) and not unlisted_types(entities) and not regions:
         return None
     types = [TYPE_KO.get(t.value, t.value) for t in entities.property_types]
     deal = DEAL_KO.get(entities.deal_type.value, "") if entities.deal_type else ""
-    asked = " ".join(filter(None, (*entities.gu, "·".join(types), deal)))
+    asked = " ".join(filter(None, (*regions, *entities.gu, "·".join(types), deal)))
     covered = "·".join(sorted(default_gazetteer().listed_gu))
     return StepResult(
         headline=(

@@ -278,7 +278,12 @@ def test_the_entities_name_the_complexes_in_the_order_written() -> None:
 
 @pytest.mark.parametrize(
     ("question", "asked"),
-    [("마포구 아파트 전세 시세", "마포구 아파트 전세"), ("서울 빌라 전세 시세", "빌라 전세")],
+    [
+        ("마포구 아파트 전세 시세", "마포구 아파트 전세"),
+        ("서울 빌라 전세 시세", "빌라 전세"),
+        ("수원 아파트 전세 시세 어때요?", "수원 아파트 전세"),  # a region outside Seoul, never a complex
+        ("부산 해운대 아파트 매매 5억 이하 있어요?", "부산 아파트 매매"),
+    ],
 )
 def test_what_the_snapshot_does_not_list_is_said_once_with_what_it_does(question: str, asked: str) -> None:
     gap = coverage_gap(extract_entities(question))
@@ -287,7 +292,15 @@ def test_what_the_snapshot_does_not_list_is_said_once_with_what_it_does(question
     assert "강남구·서초구·송파구" in gap.headline and not gap.figures
 
 
-@pytest.mark.parametrize("question", ["송파구 아파트 전세", "강남구 빌라랑 아파트 매매", "원룸 월세 시세"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "송파구 아파트 전세",
+        "강남구 빌라랑 아파트 매매",
+        "원룸 월세 시세",
+        "수원 살다가 잠실 아파트 전세 보려고요",
+    ],
+)
 def test_a_question_the_snapshot_can_answer_has_no_gap(question: str) -> None:
     assert coverage_gap(extract_entities(question)) is None
 
