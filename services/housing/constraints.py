@@ -58,8 +58,9 @@ _STATION_AREA = re.compile(r"역세권")
 STATION_AREA_WALK_MIN = 10  # 역세권 with no minutes: 도보 10분 이내
 
 # Conditions people put on a home that the listings snapshot has no column for.
-# A superlative asked ("역에서 제일 가까운", "제일 싼"): it orders what is found, best first.
-_MOST = r"(?:제일|가장|젤|최고로)\s*"
+# A superlative asked ("역에서 제일 가까운", "제일 싼"), or a comparative ("어디가 역에서 더 가까워요?"):
+# it orders what is found, best first.
+_MOST = r"(?:제일|가장|젤|최고로|더)\s*"
 _RANKINGS: tuple[tuple[Ranking, re.Pattern[str]], ...] = (
     (Ranking.CHEAPEST, re.compile(rf"{_MOST}(?:싼|싸|저렴)|최저가")),
     (Ranking.PRICIEST, re.compile(rf"{_MOST}비싼|최고가")),

@@ -564,6 +564,9 @@ class NamedComplex:
     households: int | None
     ranges: dict[str, tuple[int | None, int | None]]  # deal type -> (lowest ask, highest ask)
     listings: dict[str, int]  # deal type -> listings on the day
+    station: str | None = None  # the nearest subway station and the walk to it, in minutes
+    walk_min: int | None = None
+    completion_ym: str | None = None  # 준공, "2008-09"
 
 
 def pick_named_complex(text: str, candidates: list[NamedComplex], f: ListingFilters) -> NamedComplex | None:
@@ -642,8 +645,8 @@ async def find_named_complexes(ctx: SearchContext, text: str, f: ListingFilters)
     ranges = ", ".join(col for pair in _RANGE_COLUMNS.values() for col in pair)
     counts = ", ".join(f"{d}_listing_count" for d in DEAL_KO)
     sql = (
-        f"SELECT complex_id, name, property_type, gu, dong, household_count, {ranges}, {counts}"
-        " FROM complexes WHERE complex_id = ANY(%s)"
+        f"SELECT complex_id, name, property_type, gu, dong, household_count, {ranges}, {counts},"
+        " subway_station, subway_walk_min, completion_ym FROM complexes WHERE complex_id = ANY(%s)"
     )
     rows = await read_rows(ctx.pool, sql, (named,))
     return pick_named_complexes(text, [_named_complex(r) for r in rows], f)
@@ -659,4 +662,7 @@ def _named_complex(r: dict[str, Any]) -> NamedComplex:
         households=r["household_count"],
         ranges={deal: (r[lo], r[hi]) for deal, (lo, hi) in _RANGE_COLUMNS.items()},
         listings={deal: r[f"{deal}_listing_count"] or 0 for deal in DEAL_KO},
+        station=r["subway_station"],
+        walk_min=r["subway_walk_min"],
+        completion_ym=r["completion_ym"],
     )

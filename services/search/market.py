@@ -4,9 +4,11 @@ asking ranges side by side."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from contracts.entities import Ranking
 from contracts.results import Figure, StepResult
 from contracts.search import MarketStats, RegionMarket
 from services.housing.area import PYEONG_M2
@@ -207,7 +209,7 @@ async def market_stats(ctx: SearchContext, step: StepWork) -> StepResult:
     several = await complexes_of_step(ctx, step, f)
     unlisted = not_listed(step.entities.complexes_unknown, bool(several))
     if len(several) > 1:
-        return said_first(complexes_compared(several, f.deal_type or "sale", notes), unlisted)
+        return said_first(complexes_compared(several, f.deal_type or "sale", notes, f.ranked_by), unlisted)
     named = several[0] if several else None
     if named is not None:
         f = around_complex(f, named)
@@ -286,9 +288,12 @@ def complex_figures(c: NamedComplex, deal_type: str) -> list[Figure]:
     ]
 
 
-def complexes_compared(named: list[NamedComplex], deal_type: str, notes: list[str]) -> StepResult:
+def complexes_compared(
+    named: list[NamedComplex], deal_type: str, notes: list[str], ranked_by: Ranking | None = None
+) -> StepResult:
     """Two or more complexes side by side ("헬리오시티랑 잠실엘스 전세 비교"): each one's own asking
-    range, then which asks less at each end; no district statistics, which would answer another question."""
+    range, then which asks less at each end; no district statistics, which would answer another question.
+    Compared by what was asked ("역에서 더 가까운 곳", "세대수 제일 많은 데"), that answers first."""
     deal = DEAL_KO.get(deal_type, deal_type)
     priced = [c for c in named if None not in c.ranges.get(deal_type, (None, None))]
     findings = [complex_headline(c, deal_type) for c in named]
@@ -311,12 +316,62 @@ def complexes_compared(named: list[NamedComplex], deal_type: str, notes: list[st
                 f"가장 낮고, {high.name}{topic_particle(high.name)} 최고 호가 {highest}으로 가장 높습니다."
             )
         findings.append("한 단지 안에서도 면적·층에 따라 호가 폭이 큽니다.")
+    if by_attribute := compared_by(named, ranked_by):
+        findings.insert(0, headline)
+        headline = by_attribute
     return StepResult(
         headline=headline,
         findings=[*findings, SNAPSHOT_CAVEAT, *notes],
         figures=[fig for c in named for fig in complex_figures(c, deal_type)],
         data={"named_complexes": [_named_data(c, deal_type) for c in named]},
     )
+
+
+def _walk(c: NamedComplex) -> str | None:
+    return f"{c.station} 도보 {c.walk_min}분" if c.station and c.walk_min is not None else None
+
+
+def _households(c: NamedComplex) -> str | None:
+    return f"{c.households:,}세대" if c.households else None
+
+
+def _built(c: NamedComplex) -> str | None:
+    return f"{c.completion_ym} 준공" if c.completion_ym else None
+
+
+# What a comparison of named complexes may be asked by besides price: the order (best first) and how
+# each complex's value is said.
+_COMPARED_BY: dict[
+    Ranking, tuple[str, Callable[[NamedComplex], int], Callable[[NamedComplex], str | None]]
+] = {
+    Ranking.NEAREST: ("역에서 가장 가까운 곳", lambda c: c.walk_min or 0, _walk),
+    Ranking.LARGEST: ("세대수가 가장 많은 곳", lambda c: -(c.households or 0), _households),
+    Ranking.NEWEST: (
+        "가장 최근에 준공된 곳",
+        lambda c: -int((c.completion_ym or "0").replace("-", "")),
+        _built,
+    ),
+}
+
+
+def compared_by(named: list[NamedComplex], ranked_by: Ranking | None) -> str | None:
+    """'도곡렉슬 · 타워팰리스1차 중 역에서 가장 가까운 곳은 도곡렉슬(한티역 도보 3분)이고, 타워팰리스1차는
+    매봉역 도보 6분입니다.' for a comparison asked by distance, size or age; None for one by price (the
+    price headline answers it) or when the snapshot lacks the figure for every complex."""
+    if ranked_by not in _COMPARED_BY:
+        return None
+    what, key, said = _COMPARED_BY[ranked_by]
+    known = [c for c in named if said(c)]
+    if not known:
+        return None
+    ordered = sorted(known, key=key)
+    best, rest = ordered[0], ordered[1:]
+    others = ", ".join(f"{c.name}{topic_particle(c.name)} {said(c)}" for c in rest)
+    unknown = [c.name for c in named if c not in known]
+    missing = f" ({'·'.join(unknown)}은(는) 스냅샷에 자료가 없습니다)" if unknown else ""
+    tail = f"이고, {others}입니다" if others else "입니다"
+    names = " · ".join(c.name for c in named)
+    return f"{names} 중 {what}은 {best.name}({said(best)}){tail}{missing}."
 
 
 def _named_data(c: NamedComplex, deal_type: str) -> dict[str, Any]:

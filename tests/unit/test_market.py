@@ -9,10 +9,12 @@ import pytest
 
 from services.housing.area import PYEONG_M2
 from services.housing.dates import add_months
+from services.housing.entities import extract_entities
 from services.search.listings import ListingFilters, NamedComplex
 from services.search.market import (
     MarketStats,
     around_complex,
+    compared_by,
     complex_headline,
     complexes_compared,
     market_result,
@@ -234,3 +236,33 @@ def test_complexes_compared_answer_which_asks_least_and_which_most() -> None:
         "잠실엘스 · 헬리오시티 매매 호가를 비교하면 헬리오시티는 최저 호가 17억원으로 가장 낮고 "
         "최고 호가 55억원으로 가장 높아, 호가 폭이 가장 넓습니다."
     )
+
+
+def _complex(name: str, households: int, station: str, walk: int, built: str) -> NamedComplex:
+    return NamedComplex(name, name, "apartment", "송파구", "잠실동", households, {}, {}, station, walk, built)
+
+
+# complexes.csv: 잠실엘스 5,678세대 잠실새내역 6분 2008-09, 리센츠 5,563세대 2분 2008-07, 트리지움 3,696세대
+# 4분 2007-08.
+JAMSIL = [
+    _complex("잠실엘스", 5678, "잠실새내역", 6, "2008-09"),
+    _complex("리센츠", 5563, "잠실새내역", 2, "2008-07"),
+    _complex("트리지움", 3696, "잠실새내역", 4, "2007-08"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (
+            "잠실엘스, 리센츠, 트리지움 중에 역에서 더 가까운 곳은?",
+            "역에서 가장 가까운 곳은 리센츠(잠실새내역 도보 2분)",
+        ),
+        ("셋 중에 세대수 제일 많은 데가 어디예요?", "세대수가 가장 많은 곳은 잠실엘스(5,678세대)"),
+        ("어디가 제일 최근에 지었어요?", "가장 최근에 준공된 곳은 잠실엘스(2008-09 준공)"),
+    ],
+)
+def test_complexes_compared_by_what_was_asked_answer_by_it(question: str, answer: str) -> None:
+    said = compared_by(JAMSIL, extract_entities(question).ranked_by) or ""
+    assert said.startswith("잠실엘스 · 리센츠 · 트리지움 중 " + answer)
+    assert compared_by(JAMSIL, extract_entities("어디가 더 싸요?").ranked_by) is None  # the price answers it
