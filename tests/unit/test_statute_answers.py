@@ -213,3 +213,18 @@ def test_a_defect_dispute_is_not_the_lease_laws_mediation() -> None:
     # 하자분쟁조정위원회 is 공동주택관리법's: `unless` keeps the lease law's answer off it
     answer = answer_for("하자분쟁조정위원회에 조정 신청하면 얼마 안에 처리되나요?")
     assert answer is None or answer.subject != "임대차 분쟁조정"
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("다음 달 말에 전세 만기인데 집주인이 연락이 없어요 어떻게 되는 거예요?", "묵시적 갱신"),
+        ("집주인이 얘기 안 하고 집을 팔았어요", "집주인이 바뀐 경우"),  # no end of the lease in sight
+        ("이사 가는 날 잔금이랑 전입신고 순서 어떻게 해요?", "대항력"),
+        ("집 보러 갈 때 뭐 체크해야 돼요?", "계약 전 확인 (전세사기 예방)"),
+        ("전세보증보험 꼭 들어야 돼요?", "전세보증금 반환보증 (전세보증보험)"),
+    ],
+)
+def test_everyday_wordings_find_their_subject(question: str, subject: str) -> None:
+    answer = answer_for(question)
+    assert answer is not None and answer.subject == subject
