@@ -24,7 +24,7 @@ from services.analysis.loans.loan_simulation import loan_simulation
 from services.analysis.policy.matching import policy_matching
 from services.analysis.returns.roi_analysis import roi_analysis
 from services.analysis.rules.library import Library
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS
+from services.housing.vocabulary import ACQUISITION_TAX_WORDS, BROKERAGE_FEE_WORDS, PRIORITY_REPAYMENT_WORDS
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam
 
@@ -96,14 +96,14 @@ TOOLS: tuple[AnalysisTool, ...] = (
         name="priority_repayment",
         description="지역과 보증금으로 소액임차인 해당 여부와 최우선변제 보호액 계산",
         focuses=(StepFocus.PRIORITY_REPAYMENT,),
-        words=re.compile(r"최우선|소액\s*임차|소액\s*보증금"),
+        words=PRIORITY_REPAYMENT_WORDS,
         run=lambda case, lib: priority_repayment(case, lib.rules.small_deposit, lib.statutes),
     ),
     AnalysisTool(
         name="acquisition_tax",
         description="매매가·취득 후 주택 수·지역으로 취득세와 지방교육세 계산",
         focuses=(StepFocus.ACQUISITION_TAX,),
-        words=re.compile(r"취득세"),
+        words=ACQUISITION_TAX_WORDS,
         run=lambda case, lib: acquisition_tax_answer(case, lib.rules),
     ),
     AnalysisTool(

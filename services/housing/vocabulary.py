@@ -42,6 +42,12 @@ AUCTION_CLAIM = re.compile(
 )
 
 
+# The figures the law sets that a question asks for by name, read alike by the planner (which plans their
+# computation) and the analysis team (which picks the tool that computes them).
+PRIORITY_REPAYMENT_WORDS = re.compile(rf"최우선|소액\s*임차|소액\s*보증금|{AUCTION_CLAIM.pattern}")
+ACQUISITION_TAX_WORDS = re.compile(r"취득세")
+
+
 # A price the person has judged against the market ("이거 시세보다 비싼 편인가요?", "바가지 아닌가요",
 # "적당한 가격이에요?"): their figures are what is judged, never bounds of a search.
 JUDGED_WORDS = (

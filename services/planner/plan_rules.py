@@ -21,7 +21,12 @@ from services.housing.amounts import CONVERSION
 from services.housing.coverage import listings_serve
 from services.housing.entities import extract_entities
 from services.housing.text import normalize
-from services.housing.vocabulary import AUCTION_CLAIM, BROKERAGE_FEE_WORDS, speaks_only_of_a_sale
+from services.housing.vocabulary import (
+    ACQUISITION_TAX_WORDS,
+    BROKERAGE_FEE_WORDS,
+    PRIORITY_REPAYMENT_WORDS,
+    speaks_only_of_a_sale,
+)
 from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.intents import (
@@ -75,10 +80,10 @@ _ANALYSIS_OF_TOPIC = {
 _ANALYSED_WHEN_NAMED = {Topic.INVEST: S.ANALYZE_ROI, Topic.RISK: S.ANALYZE_RISK, Topic.POLICY: S.MATCH_POLICY}
 # Figures the law defines that a question about them asks for: computed whenever the subject is named.
 _LAW_FIGURES = (
-    (re.compile(rf"최우선|소액\s*임차|소액\s*보증금|{AUCTION_CLAIM.pattern}"), S.COMPUTE_PRIORITY_REPAYMENT),
+    (PRIORITY_REPAYMENT_WORDS, S.COMPUTE_PRIORITY_REPAYMENT),
     (BROKERAGE_FEE_WORDS, S.COMPUTE_BROKERAGE_FEE),
     # 취득세: the tax law's rates on the price (지방세법 is not among the statutes searched)
-    (re.compile(r"취득세"), S.COMPUTE_ACQUISITION_TAX),
+    (ACQUISITION_TAX_WORDS, S.COMPUTE_ACQUISITION_TAX),
     # 전월세 전환율: the statute's rate at today's 기준금리, and the rent it allows for a deposit given
     (re.compile(r"전환\s*율|전환.{0,12}(?:이자율|이율|비율|금리|상한|제한)"), S.CHECK_RENT_INCREASE),
 )
