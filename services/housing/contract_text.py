@@ -12,6 +12,14 @@ _SPECIAL_TERM = re.compile(r"특약\s*\d*\s*[.:：)]")
 _TERMS = re.compile(r"보증금|기간|차임|월세")
 _CLAUSE_TEXT_CHARS = 30  # a 특약 pasted with its wording, not the word in passing
 _CONTRACT_LINES = 3
+# A review asked for with the wording after a colon ("계약서 검토해줘: 임차인은 … 부담한다."): clauses are
+# sentences in a contract's voice (…한다., …없다.) about its parties or terms.
+_REVIEW_THEN_TEXT = re.compile(
+    r"(?:검토|봐\s*(?:줘|주세요|주실)|확인|체크)[^:：\n]{0,12}[:：]\s*(?P<text>.+)", re.S
+)
+_CONTRACT_SENTENCE = re.compile(
+    r"(?:임차인|임대인|보증금|차임|월세|계약).{4,}?(?:한다|된다|없다|있다|않는다|진다)\s*[.]?"
+)
 
 
 def looks_like_contract(text: str) -> bool:
@@ -21,6 +29,9 @@ def looks_like_contract(text: str) -> bool:
         return True
     special = _SPECIAL_TERM.search(text)
     if special and len(text) - special.end() >= _CLAUSE_TEXT_CHARS:
+        return True
+    pasted = _REVIEW_THEN_TEXT.search(text)
+    if pasted and _CONTRACT_SENTENCE.search(pasted["text"]):
         return True
     lines = [line for line in text.splitlines() if line.strip()]
     parties = "임대인" in text and "임차인" in text

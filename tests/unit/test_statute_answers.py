@@ -223,6 +223,8 @@ def test_a_defect_dispute_is_not_the_lease_laws_mediation() -> None:
         ("이사 가는 날 잔금이랑 전입신고 순서 어떻게 해요?", "대항력"),
         ("집 보러 갈 때 뭐 체크해야 돼요?", "계약 전 확인 (전세사기 예방)"),
         ("전세보증보험 꼭 들어야 돼요?", "전세보증금 반환보증 (전세보증보험)"),
+        ("월세 계약 중간에 나가면 위약금 내야 돼요?", "계약 기간 중 중도 해지"),
+        ("전세 만기 3개월 남았는데 지금 나간다고 하면 돼요?", "임차인이 나간다고 알릴 때"),
     ],
 )
 def test_everyday_wordings_find_their_subject(question: str, subject: str) -> None:
