@@ -92,6 +92,16 @@ class QueryEntities(Frozen):
         default=None, description="debt secured ahead of the tenant (근저당, 선순위 채권), 만원"
     )
     income_manwon: int | None = Field(default=None, description="annual income (연봉, 연소득), 만원")
+    # The person's household as they say it (services/housing/household.py): facts like their figures,
+    # kept for later turns and read by the loan and tax rules.
+    house_count: int | None = Field(
+        default=None, description="homes the household owns now: 무주택 -> 0, 1주택자 -> 1, 두 채째 사면 -> 1"
+    )
+    age: int | None = Field(default=None, description="the person's age in years, as said: 만 29살 -> 29")
+    marriage_years: int | None = Field(
+        default=None, description="years since the wedding: 결혼 3년차 -> 3, '결혼한 지 2년' -> 2"
+    )
+    children: int | None = Field(default=None, description="how many children: 자녀 2명 -> 2, 무자녀 -> 0")
     percent: float | None = Field(default=None, description="the first percentage written: 5% -> 5.0")
     dates: list[str] = Field(default=[], description="full dates written, ISO: 2025년 3월 1일 -> 2025-03-01")
     term_months: int | None = Field(default=None, description="a lease or loan term: 2년 -> 24")

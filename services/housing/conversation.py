@@ -3,10 +3,11 @@ readings of their earlier turns, so a later turn is answered with them and never
 
 "지금 반전세로 보증금 1억에 월세 40 내요", then "집주인이 월세를 50으로 올린대요, 돼요?": the second turn's
 own reading has only the rent asked for; the fold of the first gives the rent paid now. A fact is one of
-the person's own figures (their lease, income, the home's price and the debt ahead of them), never what
-they searched for. Facts travel in groups that are said together: a turn that states its lease again
-(only the rent, say) replaces the whole lease, so an old deposit never sits beside a new rent. The
-newest turn wins, and the current turn always wins over every earlier one.
+the person's own figures (their lease, income, the home's price and the debt ahead of them) or their
+household (homes owned, age, years married, children), never what they searched for. Facts travel in
+groups that are said together: a turn that states its lease again (only the rent, say) replaces the
+whole lease, so an old deposit never sits beside a new rent. The newest turn wins, and the current turn
+always wins over every earlier one.
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ from pydantic import ValidationError
 
 from contracts.entities import QueryEntities
 from services.housing.money import bare_demands, format_manwon
+from services.housing.text import object_particle
 
 # The person's facts, in groups stated together, each with the words the answer names it by.
 FACT_GROUPS: tuple[tuple[str, ...], ...] = (
     ("deposit_manwon", "monthly_rent_manwon"),
     ("income_manwon",),
     ("sale_price_manwon", "senior_debt_manwon"),
+    ("house_count",),
+    ("age",),
+    ("marriage_years",),
+    ("children",),
 )
 FACT_LABELS = {
     "deposit_manwon": "보증금",
@@ -30,7 +36,25 @@ FACT_LABELS = {
     "income_manwon": "연소득",
     "sale_price_manwon": "매매가",
     "senior_debt_manwon": "선순위 채권",
+    "house_count": "보유 주택",
+    "age": "나이",
+    "marriage_years": "혼인",
+    "children": "자녀",
 }
+# Facts that are no money, said as people say them: 무주택, 1주택, 만 29세, 혼인 2년차.
+_SAID_AS = {
+    "house_count": lambda n: "무주택" if n == 0 else f"{n}주택",
+    "age": lambda n: f"만 {n}세",
+    "marriage_years": lambda n: f"혼인 {n}년차",
+    "children": lambda n: "자녀 없음" if n == 0 else f"자녀 {n}명",
+}
+
+
+def fact_text(name: str, value: int) -> str:
+    """A fact as the answer says it: '연소득 7,000만원', '무주택', '혼인 2년차'."""
+    said = _SAID_AS.get(name)
+    return said(value) if said else f"{FACT_LABELS[name]} {format_manwon(value)}"
+
 
 Facts = Mapping[str, int]
 
@@ -100,7 +124,11 @@ def noted(entities: QueryEntities) -> str | None:
     """The sentence for facts stated with nothing asked ('연봉 4천이에요'): the next question is answered
     with them, so say so."""
     figures = _figures(entities, list(FACT_LABELS))
-    return f"말씀하신 {figures}을 기억해 두고 다음 질문에 쓰겠습니다." if figures else None
+    return (
+        f"말씀하신 {figures}{object_particle(figures)} 기억해 두고 다음 질문에 쓰겠습니다."
+        if figures
+        else None
+    )
 
 
 def reading_of(entities: Mapping[str, object]) -> QueryEntities:
@@ -113,7 +141,7 @@ def reading_of(entities: Mapping[str, object]) -> QueryEntities:
 
 def _figures(entities: QueryEntities, names: Sequence[str]) -> str:
     return ", ".join(
-        f"{FACT_LABELS[name]} {format_manwon(value)}"
+        fact_text(name, value)
         for name in FACT_LABELS
         if name in names and (value := getattr(entities, name)) is not None
     )

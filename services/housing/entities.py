@@ -11,6 +11,7 @@ from datetime import date
 from typing import TypeVar
 
 from contracts.entities import DealType, PropertyType, QueryEntities
+from services.housing import household
 from services.housing.amounts import (
     Bounds,
     PriceBounds,
@@ -108,6 +109,10 @@ def extract_entities(
         loan_manwon=given.loan,
         senior_debt_manwon=given.senior_debt,
         income_manwon=given.income,
+        house_count=household.houses(text)[0],
+        age=household.age(text),
+        marriage_years=household.marriage(text)[1],
+        children=household.children(text)[0],
         percent=parse_percent(text),
         dates=find_dates(text, today),
         term_months=parse_term_months(_without_elapsed(text)),

@@ -17,13 +17,28 @@ _NO_DEBT = re.compile(
 _MARRIAGE_YEAR = re.compile(r"(?:결혼|혼인)(?:\s*(?:한\s*지|하고|한\s*후|후))?\s*(\d{1,2})\s*년\s*(?:차|째)?")
 _CHILDREN = re.compile(r"(?:자녀|아이|애)\s*(\d)\s*명|(\d)\s*자녀")
 # "만 29살", "29세", "서른 둘" is not read; "50 살다가" is living on, not an age (money.py says the same).
-_AGE = re.compile(r"(?:만\s*)?(\d{1,2})\s*(?:살|세)(?![다고아았면며던지기려])")
+# "만 34세 이하", "19세 이상": a rule's bound on ages, not the person's own.
+_AGE = re.compile(
+    r"(?:만\s*)?(\d{1,2})\s*(?:살|세)(?![다고아았면며던지기려])(?!\s*(?:이하|이상|미만|초과|까지|부터))"
+)
+
+
+# Homes counted in native numerals ("집 두 채", "세 채째"), which Sino-Korean reading (numerals.py) leaves.
+_NATIVE_COUNT = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5}
+_HOMES_IN_WORDS = re.compile(r"(?<![가-힣])(한|두|세|네|다섯)\s*채(째)?")
+_NTH_HOME = re.compile(r"(\d)\s*채\s*째")
 
 
 def houses(text: str) -> tuple[int | None, bool]:
-    """(how many homes the household has now, whether this purchase is its first home: 생애최초)."""
+    """(how many homes the household has now, whether this purchase is its first home: 생애최초). The
+    N-th home bought ("두 채째 사면") leaves N - 1 owned now."""
     if re.search(r"생애\s*최초|첫\s*집", text):
         return 0, True
+    if words := _HOMES_IN_WORDS.search(text):
+        count = _NATIVE_COUNT[words[1]]
+        return (count - 1 if words[2] else count), False
+    if nth := _NTH_HOME.search(text):
+        return int(nth[1]) - 1, False
     if re.search(r"무주택|집\s*(?:이|은)?\s*없", text):
         return 0, False
     if "다주택" in text:

@@ -25,9 +25,8 @@ from contracts.entities import QueryEntities
 from contracts.gateway import QueryReceived
 from contracts.people import MemoryItemForgotten, PersonForgotten, RememberingChanged
 from contracts.planner import PlanReady
-from services.housing.conversation import FACT_GROUPS, FACT_LABELS, reading_of
+from services.housing.conversation import FACT_GROUPS, fact_text, reading_of
 from services.housing.labels import DEAL_LABELS, PROPERTY_LABELS
-from services.housing.money import format_manwon
 
 Kind = Literal["fact", "place", "property_type", "deal_type", "conversation"]
 # Items of a kind other than a fact, newest kept: a memory is a few lines a person can read through.
@@ -120,10 +119,7 @@ def _items_of(memory: Memory, said: Said, reading: QueryEntities) -> list[Memory
     for group in FACT_GROUPS:
         stated = {name: v for name in group if (v := getattr(reading, name)) is not None}
         if stated and stated != {n: facts[n].amount for n in group if n in facts}:
-            items += [
-                _item(said, "fact", name, f"{FACT_LABELS[name]} {format_manwon(v)}", name, v)
-                for name, v in stated.items()
-            ]
+            items += [_item(said, "fact", name, fact_text(name, v), name, v) for name, v in stated.items()]
     places = [*reading.gu, *reading.dong, *reading.stations, *reading.complexes]
     items += [_item(said, "place", place, place, n) for n, place in enumerate(places)]
     items += [

@@ -56,3 +56,8 @@ def topic_particle(words: str) -> str:
         last = re.sub(r"\([^()]*\)\s*$", "", words.rstrip()).rstrip()[-1:]
         return "은" if last.upper() in ("L", "M", "N", "R") else "는"
     return "은" if final else "는"
+
+
+def object_particle(words: str) -> str:
+    """을 after a final consonant, 를 after a vowel: '연소득 7,000만원을', '만 29세를'."""
+    return "을" if final_consonant(words) else "를"

@@ -153,8 +153,8 @@ class Applicant:
             read.income_manwon or given.income,
             read.sale_price_manwon or price,
             read.deposit_manwon or given.deposit,
-            household.houses(query)[0],
-            household.age(query),
+            read.house_count if read.house_count is not None else household.houses(query)[0],
+            read.age or household.age(query),
         )
 
 

@@ -11,7 +11,7 @@ from contracts.entities import QueryEntities
 from contracts.steps import StepInputs, plan_inputs
 from contracts.values import Intent, IntentType
 from services.document.common.draft import turns_said
-from services.housing.conversation import demanded_of, facts_stated, said_before, with_earlier_facts
+from services.housing.conversation import demanded_of, facts_stated, noted, said_before, with_earlier_facts
 from services.housing.entities import extract_entities
 from services.planner.followup import PriorTurn
 from services.planner.plan_rules import plan_by_rules
@@ -42,7 +42,7 @@ def test_facts_of_several_turns_add_up_and_a_search_budget_is_no_fact() -> None:
             "전세 3억6천 살고 있어요",
         )
     )
-    assert facts == {"income_manwon": 4000, "deposit_manwon": 36000}
+    assert facts == {"income_manwon": 4000, "house_count": 0, "deposit_manwon": 36000}
 
 
 @given(old_deposit=MONEY, old_rent=MONEY, new_rent=MONEY)
@@ -141,3 +141,34 @@ def test_a_demand_alone_after_a_lease_plans_the_raise_check_with_that_lease() ->
     assert (entities.deposit_manwon, entities.monthly_rent_manwon) == (1000, 70)
     assert entities.requested_monthly_rent_manwon == 80
     assert demanded_of("2년 더 살고 싶어요", QueryEntities(monthly_rent_manwon=70)) == {}
+
+
+@pytest.mark.parametrize(
+    ("said", "facts", "noted_text"),
+    [
+        ("아 그리고 저는 1주택자예요", {"house_count": 1}, "말씀하신 1주택을 기억해"),
+        ("저 만 29살이고 무주택이에요", {"house_count": 0, "age": 29}, "말씀하신 무주택, 만 29세를 기억해"),
+        (
+            "결혼한 지 2년 됐고 아이 1명 있어요",
+            {"marriage_years": 2, "children": 1},
+            "혼인 2년차, 자녀 1명을",
+        ),
+    ],
+)
+def test_the_household_told_is_a_fact_kept_for_the_next_turn(
+    said: str, facts: dict[str, int], noted_text: str
+) -> None:
+    reading = extract_entities(said)
+    assert facts_stated([reading]) == facts
+    assert noted_text in (noted(reading) or "")
+
+
+def test_a_rule_about_ages_is_no_age_of_the_person() -> None:
+    assert extract_entities("만 34세 이하 청년 전세대출 조건").age is None
+
+
+def test_a_homes_count_said_earlier_reaches_the_tax_question() -> None:
+    # "1주택자예요", then "9억 아파트 사면 취득세는?": the second turn is read with one home owned
+    merged, taken = with_earlier_facts(extract_entities("9억 아파트 사면 취득세는?"), {"house_count": 1})
+    assert merged.house_count == 1 and taken == ["house_count"]
+    assert said_before(merged, taken) == "앞서 말씀하신 1주택 기준입니다."

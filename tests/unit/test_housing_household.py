@@ -52,3 +52,11 @@ def test_an_age_reads_back_in_any_sentence(years: int, said: str, after: str) ->
 @pytest.mark.parametrize("text", ["월세 50 살다가 이사", "보증금 1억에 월세 40 살고 있어요", "연봉 4천"])
 def test_living_somewhere_is_no_age(text: str) -> None:
     assert household.age(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("10억 아파트 두 채째 사면", 1), ("집 두 채 있어요", 2), ("2채째 사려고요", 1), ("세 채째예요", 2)],
+)
+def test_homes_counted_in_words_and_the_nth_home_bought(text: str, count: int) -> None:
+    assert household.houses(text) == (count, False)
