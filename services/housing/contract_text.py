@@ -36,3 +36,20 @@ def looks_like_contract(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     parties = "임대인" in text and "임차인" in text
     return parties and len(lines) >= _CONTRACT_LINES and bool(_TERMS.search(text))
+
+
+def contract_body(text: str) -> str:
+    """The contract's own words: what follows the request when the wording was pasted after a colon
+    ("계약서 검토해줘: 임차인은 …"), else the whole text."""
+    pasted = _REVIEW_THEN_TEXT.search(text)
+    return pasted["text"].strip() if pasted and _CONTRACT_SENTENCE.search(pasted["text"]) else text
+
+
+def is_whole_contract(text: str) -> bool:
+    """A whole contract rather than a few 특약: its articles ("제1조 … 제2조 …"), or lines naming both
+    parties and the terms. Only a whole contract can lack a clause; a few pasted 특약 are reviewed as
+    they stand."""
+    articles = len(re.findall(r"제\s*\d+\s*조", text))
+    lines = [line for line in text.splitlines() if line.strip()]
+    parties = "임대인" in text and "임차인" in text
+    return articles >= 2 or (parties and len(lines) >= _CONTRACT_LINES and bool(_TERMS.search(text)))

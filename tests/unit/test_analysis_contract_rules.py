@@ -74,6 +74,8 @@ def test_findings_are_ordered_most_serious_first() -> None:
         ("위약 시 보증금의 30%를 위약금으로 지급한다.", "excessive_penalty"),
         ("임대인은 언제든지 계약을 해지할 수 있다.", "unilateral_termination"),
         ("임차인은 확정일자를 받을 수 없다.", "move_in_barred"),
+        ("임차인은 계약기간 중 어떠한 경우에도 보증금 증액을 거부할 수 없다.", "increase_objection_waived"),
+        ("임차인은 퇴거 시 도배 장판 비용 전액을 부담한다.", "restoration_overbroad"),
     ],
 )
 def test_single_risky_clauses(clause: str, code: str) -> None:
@@ -100,3 +102,16 @@ def test_the_review_tool_quotes_the_conflicting_articles() -> None:
 def test_without_contract_text_the_review_asks_for_it() -> None:
     statutes = StatuteBook.load(CORPUS, laws={"주택임대차보호법"})
     assert contract_review(Case("계약서 검토해줘"), statutes).questions[0].field == "contract_text"
+
+
+def test_special_terms_pasted_after_a_colon_are_reviewed_as_they_stand() -> None:
+    """A few 특약 are no whole contract: their own risks lead, and no clause is reported missing."""
+    statutes = StatuteBook.load(CORPUS, laws={"주택임대차보호법"})
+    pasted = (
+        "계약서 검토해줘: 임차인은 계약기간 중 어떠한 경우에도 보증금 증액을 거부할 수 없다. "
+        "임차인은 퇴거 시 도배 장판 비용 전액을 부담한다."
+    )
+    result = contract_review(Case(pasted), statutes)
+    assert result.headline.startswith("임차인에게 불리하거나 위험한 부분이 2건(심각 1건) 있습니다")
+    assert "「임차인은 계약기간 중 어떠한 경우에도 보증금 증액을 거부할 수 없다.」" in result.headline
+    assert not any("조항 없음" in f for f in result.findings)

@@ -134,12 +134,13 @@ def clauses(text: str) -> list[str]:
     return [p.strip() for p in parts if p and p.strip()]
 
 
-def review_contract(text: str) -> list[Finding]:
-    """Every finding in a lease text, most serious first; an empty text yields no findings."""
+def review_contract(text: str, whole: bool = True) -> list[Finding]:
+    """Every finding in a lease text, most serious first; an empty text yields no findings. Clauses
+    missing are looked for only in a whole contract (`whole`), never in a few pasted 특약."""
     if not text.strip():
         return []
-    findings = [_missing(e) for e in ESSENTIALS if not e.present.search(text)]
-    findings += _missing_rent(text)
+    findings = [_missing(e) for e in ESSENTIALS if not e.present.search(text)] if whole else []
+    findings += _missing_rent(text) if whole else []
     for sentence in clauses(text):
         findings += [_found(rule, sentence) for rule in flagged_by(sentence)]
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])

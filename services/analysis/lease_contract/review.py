@@ -7,14 +7,14 @@ from contracts.results import Question, StepResult
 from services.analysis.case import Case
 from services.analysis.lease_contract.checks import Finding, review_contract
 from services.analysis.rules.statutes import StatuteBook
-from services.housing.contract_text import looks_like_contract
+from services.housing.contract_text import contract_body, is_whole_contract, looks_like_contract
 
 SEVERITY_NAMES = {"high": "심각", "medium": "주의", "low": "참고"}
 
 
 def contract_text(case: Case) -> str | None:
-    """The contract pasted into the question, if it holds one."""
-    return case.query if looks_like_contract(case.query) else None
+    """The contract pasted into the question (its own words, without the request), if it holds one."""
+    return contract_body(case.query) if looks_like_contract(case.query) else None
 
 
 def contract_review(case: Case, statutes: StatuteBook) -> StepResult:
@@ -26,7 +26,7 @@ def contract_review(case: Case, statutes: StatuteBook) -> StepResult:
                 Question(field="contract_text", label="계약서 본문", hint="계약서 내용을 붙여 넣어 주세요")
             ],
         )
-    findings = review_contract(text)
+    findings = review_contract(text, whole=is_whole_contract(text))
     high = [f for f in findings if f.severity == "high"]
     articles = dict.fromkeys(f.article_id for f in findings if f.article_id and f.article_id in statutes)
     if findings and "주택임대차보호법/제10조" in statutes:
