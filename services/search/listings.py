@@ -109,6 +109,7 @@ class ListingFilters:
     rent_max: int | None = None
     size_min_m2: float | None = None
     size_max_m2: float | None = None
+    size_text: str | None = None  # the band as the person wrote it: 20평대, 전용 59
     walk_max_min: int | None = None
     completion_year_min: int | None = None
     completion_year_max: int | None = None
@@ -160,6 +161,7 @@ def filters_from(entities: QueryEntities, options: SearchOptions = NO_OPTIONS) -
         rent_max=entities.monthly_rent_max_manwon,
         size_min_m2=entities.size_min_m2,
         size_max_m2=entities.size_max_m2,
+        size_text=entities.size_text if entities.size_min_m2 or entities.size_max_m2 else None,
         walk_max_min=_either(options.walk_max_min, entities.walk_max_min),
         completion_year_min=_either(options.completion_year_min, entities.completion_year_min),
         completion_year_max=_either(options.completion_year_max, entities.completion_year_max),
@@ -397,7 +399,7 @@ def describe(f: ListingFilters) -> str:
     place = " ".join((*f.gu, *f.dong, *f.stations)) or "강남·서초·송파"
     types = "·".join(TYPE_KO.get(t, t) for t in f.property_types) or "아파트·오피스텔"
     deal = DEAL_KO.get(f.deal_type or "", "")
-    return " ".join(p for p in (place, types, deal, conditions_text(f)) if p)
+    return " ".join(p for p in (place, types, f.size_text, deal, conditions_text(f)) if p)
 
 
 def not_listed(unknown: list[str], named_any: bool) -> str | None:

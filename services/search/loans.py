@@ -254,6 +254,7 @@ def loan_result(
     verdict = (
         terms_answer(book, query)
         or families_compared(candidates, query)
+        or rates_answer(candidates, query)
         or family_answer(candidates, ruled_out, query)
     )
     return StepResult(
@@ -288,6 +289,29 @@ def _side(e: LoanEntry) -> str:
     said = e.name if kind in e.name else f"{e.name}({kind})"
     particle = topic_particle(kind if said.endswith(")") else said)
     return f"{said}{particle} {'·'.join(w for w in who if w)}{rate}입니다."
+
+
+# A question of the price of a loan ("보금자리론 금리 얼마예요?"), not of who may have it.
+_ASKS_RATE = re.compile(r"금리|이자율|이율|이자\s*(?:얼마|몇)")
+_ASKS_ELIGIBILITY = re.compile(r"(?<!어떻게 )(?<!어떻게)(?:되나|될까|돼요)|받을\s*수|가능|자격|조건|대상")
+
+
+def rates_answer(candidates: list[LoanEntry], query: str) -> str | None:
+    """'보금자리론 금리는 연 3.65~3.95%입니다.' for the programmes the question names by family when it
+    asks their rate and not whether the person may have them."""
+    if not _ASKS_RATE.search(query) or _ASKS_ELIGIBILITY.search(query):
+        return None
+    named = [e for e in candidates if any(f in query and f in e.name for f in FAMILIES)]
+    priced = [e for e in named if e.rate_min_pct is not None and e.rate_max_pct is not None]
+    unpriced = [e for e in named if e not in priced]
+    said = []
+    if priced:
+        rates = ", ".join(f"{e.name} 연 {e.rate_min_pct:g}~{e.rate_max_pct:g}%" for e in priced)
+        said.append(f"금리는 {rates}입니다(소득·만기·우대 조건에 따라 이 범위 안에서 정해집니다).")
+    if unpriced:
+        names = ", ".join(f"{e.name}({e.provider})" for e in unpriced)
+        said.append(f"{names}의 금리는 가진 자료에 없습니다: 취급 기관이 고시하는 금리를 확인하세요.")
+    return " ".join(said) or None
 
 
 def family_answer(candidates: list[LoanEntry], ruled_out: dict[str, str], query: str) -> str | None:

@@ -19,6 +19,7 @@ from services.search.listings import (
     build_listing_query,
     complex_where,
     coverage_gap,
+    describe,
     filters_from,
     listing_result,
     not_listed,
@@ -361,3 +362,9 @@ def test_a_complex_named_that_the_snapshot_does_not_hold_is_said_so(
     said = not_listed(entities.complexes_unknown, named_any=bool(entities.complexes))
     headline = said_first(listing_result(filters_from(entities), 45, []), said).headline or ""
     assert headline.startswith("은마는 2025-10-08 매물 스냅샷에 없는 단지라") == bool(unknown)
+
+
+def test_the_size_band_asked_is_part_of_what_is_described() -> None:
+    # "20평대" filters on supply area (66.12-99.17 m²); the answer names the band as the person wrote it
+    asked = filters_from(extract_entities("신혼집 구하는데 송파구 20평대 전세 6억 이하로 추천해줘"))
+    assert describe(asked) == "송파구 아파트·오피스텔 20평대 전세"

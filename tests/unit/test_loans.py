@@ -202,3 +202,13 @@ def test_what_a_loan_is_for_is_read_as_the_loan_application_reads_it(query: str,
     purpose = "jeonse" if kinds == {"jeonse_loan"} else "purchase"
     assert applicant_from_text(query)["purpose"] == query
     assert LoanApplicant(purpose=query).purpose == purpose
+
+
+def test_a_rate_asked_of_a_named_programme_is_answered_with_its_rate(book: LoanBook) -> None:
+    # loan_programs.json: 내집마련 디딤돌 대출 연 2.35~3.95%; 보금자리론 carries no rate
+    asked = loan_result(book, "디딤돌 이자율 어떻게 돼요", None, TODAY)
+    assert asked.verdict and asked.headline.startswith("금리는 내집마련 디딤돌 대출 연 2.35~3.95%")
+    unpriced = loan_result(book, "보금자리론 금리 얼마예요?", None, TODAY)
+    assert "보금자리론(한국주택금융공사)의 금리는 가진 자료에 없습니다" in unpriced.headline
+    # whether the person may have it is the other question
+    assert "막히는 요건" in loan_result(book, "디딤돌 되나요? 금리는?", None, TODAY).headline
