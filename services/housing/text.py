@@ -61,3 +61,13 @@ def topic_particle(words: str) -> str:
 def object_particle(words: str) -> str:
     """을 after a final consonant, 를 after a vowel: '연소득 7,000만원을', '만 29세를'."""
     return "을" if final_consonant(words) else "를"
+
+
+def subject_particle(words: str) -> str:
+    """이 after a final consonant, 가 after a vowel: '송파구가', '잠실동이'."""
+    return "이" if final_consonant(words) else "가"
+
+
+def with_particle(words: str) -> str:
+    """과 after a final consonant, 와 after a vowel: '송파구와', '잠실동과'."""
+    return "과" if final_consonant(words) else "와"

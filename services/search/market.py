@@ -13,7 +13,7 @@ from contracts.results import Figure, StepResult
 from contracts.search import MarketStats, RegionMarket
 from services.housing.area import PYEONG_M2
 from services.housing.money import format_manwon
-from services.housing.text import topic_particle
+from services.housing.text import subject_particle, topic_particle, with_particle
 from services.platform.team import StepWork
 from services.search.listings import (
     DEAL_KO,
@@ -69,11 +69,13 @@ def market_result(stats: MarketStats) -> StepResult:
         )
     figures = [fig for r in stats.regions for fig in _region_figures(stats, r, deal, unit)]
     findings = [*_basis_notes(stats), *(_region_sentence(stats, r, deal) for r in stats.regions)]
+    headline = _market_headline(stats)
     if len(stats.regions) >= 2:
+        # "서초구랑 송파구 중 어디가 더 싸요?": which is lower, by the median, is the answer
         figures.append(_comparison_figure(stats, deal, unit))
-        findings.append(_comparison_sentence(stats.regions[0], stats.regions[1], deal, names))
+        headline = f"{_comparison_sentence(stats, deal, names)} {headline}"
     return StepResult(
-        headline=_market_headline(stats),
+        headline=headline,
         findings=findings,
         figures=figures,
         data={"market_stats": stats.model_dump(mode="json")},
@@ -183,13 +185,17 @@ def _comparison_figure(stats: MarketStats, deal: str, unit: str) -> Figure:
     )
 
 
-def _comparison_sentence(a: RegionMarket, b: RegionMarket, deal: str, names: FigureNames) -> str:
-    diff = a.stats.median - b.stats.median
-    pct = diff / b.stats.median * 100
-    side = "높습니다" if diff > 0 else "낮습니다" if diff < 0 else "같습니다"
+def _comparison_sentence(stats: MarketStats, deal: str, names: FigureNames) -> str:
+    """'월세 호가 범위 중간값의 중앙값은 송파구가 서초구보다 월 19만원(17.4%) 낮습니다.': the lower first."""
+    low, high = sorted(stats.regions[:2], key=lambda r: r.stats.median)
+    diff = high.stats.median - low.stats.median
+    if not diff:
+        same = f"{low.region}{with_particle(low.region)} {high.region}{subject_particle(high.region)}"
+        return f"{deal} {names.median}은 {same} 같습니다."
+    pct = diff / high.stats.median * 100
     return (
-        f"{deal} {names.median}은 {a.region}이(가) {b.region}보다 "
-        f"{abs(diff):,.0f}만원({abs(pct):.1f}%) {side}."
+        f"{deal} {names.median}은 {low.region}{subject_particle(low.region)} {high.region}보다 "
+        f"{_money(stats, diff)}({pct:.1f}%) 낮습니다."
     )
 
 

@@ -79,8 +79,9 @@ def test_two_gu_are_compared_in_the_order_asked() -> None:
     result = market_result(stats)
     diff = next(f for f in result.figures if f.label == "서초구 − 강남구 전세 호가 범위 중간값의 중앙값 차이")
     assert diff.value == 100
-    assert any("서초구이(가) 강남구보다 100만원(100.0%) 높습니다" in x for x in result.findings)
+    # "어디가 더 싸요?": the lower of the two, by the median, answers first; both ranges after it
     assert result.headline == (
+        "전세 호가 범위 중간값의 중앙값은 강남구가 서초구보다 100만원(50.0%) 낮습니다. "
         "서초구 강남구 아파트·오피스텔 전세 호가 지역 비교: 서초구 100만원~300만원, 강남구 100만원~100만원."
     )
 
