@@ -39,6 +39,7 @@ class Ranking(StrEnum):
     NEAREST = "nearest"
     LARGEST = "largest"
     NEWEST = "newest"
+    OLDEST = "oldest"
 
 
 class QueryEntities(Frozen):

@@ -70,6 +70,10 @@ _RANKINGS: tuple[tuple[Ranking, re.Pattern[str]], ...] = (
         re.compile(rf"세대\s*수?\S{{0,2}}\s*{_MOST}많|{_MOST}(?:큰|많은)\s*단지|{_MOST}대단지"),
     ),
     (Ranking.NEWEST, re.compile(rf"{_MOST}(?:새|신축|최근|최신|늦게)")),
+    (
+        Ranking.OLDEST,
+        re.compile(rf"{_MOST}(?:오래\s*(?:된|됐|되)|낡은|옛날|일찍\s*지)|연식이?\s*{_MOST}(?:오래|높)"),
+    ),
 )
 
 _NOT_IN_DATA: tuple[tuple[str, str], ...] = (

@@ -305,6 +305,7 @@ _RANKED_ORDER = {
     Ranking.NEAREST: "walk_min ASC NULLS LAST",
     Ranking.LARGEST: "households DESC NULLS LAST",
     Ranking.NEWEST: "completion_ym DESC NULLS LAST",
+    Ranking.OLDEST: "completion_ym ASC NULLS LAST",
 }
 
 
@@ -500,6 +501,7 @@ _RANKED_NOTE = {
     Ranking.NEAREST: "역까지 도보 시간이 짧은 순으로 정렬했습니다.",
     Ranking.LARGEST: "세대수가 많은 순으로 정렬했습니다.",
     Ranking.NEWEST: "준공이 최근인 순으로 정렬했습니다.",
+    Ranking.OLDEST: "준공이 오래된 순으로 정렬했습니다.",
 }
 
 
@@ -523,6 +525,8 @@ def ranked_first(f: ListingFilters, row: ListingRow) -> str | None:
             return f"세대수가 가장 많은 곳은 {row.name}({row.households:,}세대)"
         case Ranking.NEWEST if row.completion_ym:
             return f"가장 최근에 준공된 곳은 {row.name}({row.completion_ym} 준공)"
+        case Ranking.OLDEST if row.completion_ym:
+            return f"가장 오래된 곳은 {row.name}({row.completion_ym} 준공)"
     return None
 
 

@@ -357,6 +357,7 @@ _COMPARED_BY: dict[
         lambda c: -int((c.completion_ym or "0").replace("-", "")),
         _built,
     ),
+    Ranking.OLDEST: ("가장 오래된 곳", lambda c: int((c.completion_ym or "9999").replace("-", "")), _built),
 }
 
 

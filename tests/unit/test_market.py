@@ -261,6 +261,7 @@ JAMSIL = [
         ),
         ("셋 중에 세대수 제일 많은 데가 어디예요?", "세대수가 가장 많은 곳은 잠실엘스(5,678세대)"),
         ("어디가 제일 최근에 지었어요?", "가장 최근에 준공된 곳은 잠실엘스(2008-09 준공)"),
+        ("어디가 더 오래된 아파트예요?", "가장 오래된 곳은 트리지움(2007-08 준공)"),
     ],
 )
 def test_complexes_compared_by_what_was_asked_answer_by_it(question: str, answer: str) -> None:

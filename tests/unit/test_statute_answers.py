@@ -156,7 +156,8 @@ def test_a_notice_answer_gives_the_last_day_before_the_end_said() -> None:
     assert notice is not None and notice.notice_months == 2
     assert (notice.deadline(date(2027, 3, 31)) or "").startswith("만기가 2027-03-31이면 2027-01-31까지")
     renewal = answer_for("계약 연장하자는 말은 언제까지 해야 돼요?")
-    others = [a for a in statute_answers() if a not in (notice, renewal)]
+    implied = answer_for("집주인이 갱신 거절하려면 언제까지 말해야 돼요? 묵시적 갱신")
+    others = [a for a in statute_answers() if a not in (notice, renewal, implied)]
     assert all(a.deadline(date(2027, 3, 31)) is None for a in others)
 
 
@@ -230,3 +231,13 @@ def test_a_defect_dispute_is_not_the_lease_laws_mediation() -> None:
 def test_everyday_wordings_find_their_subject(question: str, subject: str) -> None:
     answer = answer_for(question)
     assert answer is not None and answer.subject == subject
+
+
+def test_the_landlords_refusal_window_is_given_for_the_end_said() -> None:
+    """제6조①: the landlord refuses a renewal from 6 to 2 months before the end (2027-08-31 -> 2027-02-28 to
+    2027-06-30), else the lease renews on the same terms."""
+    answer = answer_for("전세 만기가 2027년 8월 31일인데 집주인이 갱신 거절하려면 언제까지 말해야 돼요?")
+    assert answer is not None and answer.subject == "묵시적 갱신"
+    assert (answer.deadline(date(2027, 8, 31)) or "").startswith(
+        "만기가 2027-08-31이면 2027-02-28부터 2027-06-30까지 임대인이 갱신거절이나 조건 변경을 통지해야 하고"
+    )
