@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Literal
+from uuid import UUID
 
 from pydantic import Field
 
@@ -44,9 +45,10 @@ class StepStartedV1(Event):
 
 
 @REGISTRY.event
-class StepStarted(Event):
-    """v2: a step was dispatched to its team with typed inputs (the question, its focus and entities) and
-    the results of the steps it depends on, each a StepResult, so no team re-parses dicts."""
+class StepStartedV2(Event):
+    """Second published shape: the results of the steps it depends on were copied in whole, each a
+    StepResult (kilobytes a dispatch, which every reader of the log parsed again). Read through
+    `upcast_step_started_v2`, the copies kept."""
 
     event_type = "StepStarted"
     producer = "supervisor"
@@ -71,6 +73,43 @@ def upcast_step_started_v1(data: dict[str, Any]) -> dict[str, Any]:
         "inputs": inputs_from_v1(data.get("inputs", {})),
         "dependency_results": {step_id: result_from_v1(r) for step_id, r in results.items()},
     }
+
+
+@REGISTRY.event
+class StepStarted(Event):
+    """v3: a step was dispatched to its team with typed inputs (the question, its focus and entities),
+    naming the results of the steps it depends on instead of copying them: `result_events` maps each
+    such step to the event id of the StepCompleted that holds its result, which the team reads from
+    the store before its work (services/platform/team.py: `dependency_results`).
+
+    `copied_results` is what a StepStarted recorded as v2 carried (upcast on read, since an upcaster
+    cannot read the store): a team takes the copies where there are any. The supervisor never fills it."""
+
+    event_type = "StepStarted"
+    producer = "supervisor"
+    routing_field = "team"
+    schema_version: Literal[3] = 3
+
+    run_id: str
+    step_id: str
+    team: Team
+    task: str
+    inputs: StepInputs = StepInputs()
+    result_events: dict[str, UUID] = Field(
+        default={}, description="step id -> event id of the StepCompleted holding that step's result"
+    )
+    copied_results: dict[str, StepResult] = Field(
+        default={}, description="results copied in whole: only in events recorded as v2"
+    )
+    attempt: int = Field(default=1, ge=1)
+    timeout_s: float = Field(gt=0)
+
+
+@REGISTRY.upcaster("StepStarted", from_version=2)
+def upcast_step_started_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v2's copies stay readable as they were stored; there is no StepCompleted id to name in their place."""
+    copies = data.get("dependency_results", {})
+    return {**{k: v for k, v in data.items() if k != "dependency_results"}, "copied_results": copies}
 
 
 @REGISTRY.event

@@ -52,7 +52,8 @@ messages of one fetch handled together (together.py) go through the same code
 one that fails rolls all of them back, and each is then handled alone.
 
 A subscription with slow work (a team's step) does it in `prepare`, before that
-transaction, and the handler only records what it produced: the claim still
+transaction (handed the store, to read what the work needs on a connection of its own for each read),
+and the handler only records what it produced: the claim still
 decides, so a duplicate that slips past the early inbox check redoes the work
 but its events are discarded with the failed claim.
 """
@@ -125,7 +126,9 @@ class HandlerContext:
 
 
 Handler = Callable[[HandlerContext], Awaitable[Outcome | None]]
-Prepare = Callable[[Envelope, Event], Awaitable[Any]]
+# The slow work of a message, with the store to read what it needs from (a connection per read, none held
+# across the work).
+Prepare = Callable[[Envelope, Event, EventStore], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -380,7 +383,8 @@ class Consumer:
         """`taken` with what the subscription's `prepare` made of it."""
         assert self.sub.prepare is not None
         with self._spanned(taken, together):
-            return replace(taken, prepared=Prepared(await self.sub.prepare(taken.envelope, taken.event)))
+            made = await self.sub.prepare(taken.envelope, taken.event, self.store)
+            return replace(taken, prepared=Prepared(made))
 
     async def transact(self, taken: Iterable[Taken], together: int = 1) -> list[Recorded]:
         """The messages' inbox claims, each handler's decision and every append, in one transaction that

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, cast
+from uuid import UUID
 
 import psycopg
 from psycopg import AsyncConnection
@@ -135,6 +136,12 @@ class EventStore:
             " ORDER BY position",
             (correlation_id, after_position),
         )
+
+    async def read_events(self, event_ids: Collection[UUID]) -> list[Recorded]:
+        """The stored events with these ids (each one lookup in the `event_id` key), in log order; an id
+        the store does not hold is left out."""
+        sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ANY(%s) ORDER BY position"
+        return await self._select(sql, (list(event_ids),))
 
     async def head(self) -> int:
         async with self.pool.connection() as conn:

@@ -2,9 +2,17 @@
 StepFailed out, with the tool decisions and LLM calls the work made, all in one commit.
 
 A team provides one async function `work(StepWork) -> StepOutput`; this module turns it into a
-consumer subscription. Error policy for a step (the consumer's own policy sits under it):
+consumer subscription. The StepStarted names the StepCompleted events that hold the results of the
+steps it depends on; they are read from the store before the work, with the work in the consumer's
+`prepare` (not in the transaction the answer is recorded in, which holds a connection: a read is one
+statement on a connection given back at once), and handed to it in `StepWork.dependency_results`.
+
+Error policy for a step (the consumer's own policy sits under it):
 - the work raises `StepFailure`: recorded as StepFailed with its code and `retryable` flag; the
   supervisor owns retries, so the team never retries a step itself;
+- a result the step depends on is not in the store as the StepCompleted the StepStarted names:
+  StepFailed `dependency_unreadable`, not retryable (the supervisor names only events it folded from
+  the store, so this is a bug or a damaged log, and another attempt would read the same);
 - the work runs past the step's `timeout_s`: StepFailed `timeout`, retryable (the supervisor's own
   deadline is the backstop if this process dies instead);
 - Postgres or the network fails under the work (`OperationalError`, `OSError`): raised, so the
@@ -18,10 +26,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import cast
+from uuid import UUID
 
 import psycopg
 from opentelemetry.trace import Span
@@ -36,6 +45,7 @@ from contracts.telemetry import LlmCallRecorded, ToolDecisionRecorded
 from contracts.values import StepError, StepFocus, Team
 from services.platform import telemetry
 from services.platform.consumer import HandlerContext, Outcome, Subscription
+from services.platform.eventstore import EventStore, Recorded
 
 log = logging.getLogger("jipsa.team")
 
@@ -82,14 +92,16 @@ class StepFailure(Exception):
 
 
 TeamWork = Callable[[StepWork], Awaitable[StepOutput]]
+ReadEvents = Callable[[Collection[UUID]], Awaitable[list[Recorded]]]  # EventStore.read_events
 TRANSIENT = (psycopg.OperationalError, OSError)
 
 
 def team_subscription(team: Team, work: TeamWork) -> Subscription:
     """The durable consumer every replica of a team shares, filtered to that team's steps."""
 
-    async def prepare(envelope: Envelope, started: Event) -> list[Envelope]:
-        return await answer_step(team, work, cast(StepStarted, started), envelope)  # its event_type below
+    async def prepare(envelope: Envelope, started: Event, store: EventStore) -> list[Envelope]:
+        step = cast(StepStarted, started)  # its event_type below
+        return await answer_step(team, work, step, envelope, store.read_events)
 
     async def record(ctx: HandlerContext) -> Outcome:
         return Outcome(ctx.prepared)
@@ -99,19 +111,21 @@ def team_subscription(team: Team, work: TeamWork) -> Subscription:
     )
 
 
-async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: Envelope) -> list[Envelope]:
+async def answer_step(
+    team: Team, work: TeamWork, started: StepStarted, cause: Envelope, read_events: ReadEvents
+) -> list[Envelope]:
     """Run the work for one StepStarted and return the events that record what happened."""
-    step = StepWork(
-        run_id=started.run_id,
-        step_id=started.step_id,
-        task=started.task,
-        inputs=started.inputs,
-        dependency_results=started.dependency_results,
-        attempt=started.attempt,
-        session_id=cause.session_id,
-    )
     began = time.perf_counter()
     try:
+        step = StepWork(
+            run_id=started.run_id,
+            step_id=started.step_id,
+            task=started.task,
+            inputs=started.inputs,
+            dependency_results=await dependency_results(started, read_events),
+            attempt=started.attempt,
+            session_id=cause.session_id,
+        )
         with _work_span(team, started):
             output = await asyncio.wait_for(work(step), timeout=started.timeout_s)
     except StepFailure as reported:
@@ -136,6 +150,32 @@ async def answer_step(team: Team, work: TeamWork, started: StepStarted, cause: E
     )
     audit: list[Event] = [*output.tool_decisions, *output.llm_calls]
     return [caused_by(e, cause) for e in (*audit, completed)]
+
+
+async def dependency_results(started: StepStarted, read_events: ReadEvents) -> dict[str, StepResult]:
+    """The results of the steps `started` depends on, by step id: read from the StepCompleted events it
+    names, in one statement on a connection held for that read alone (the work that follows holds none),
+    or taken from the copies a StepStarted recorded as v2 carries."""
+    if not started.result_events:
+        return dict(started.copied_results)
+    stored = {r.envelope.event_id: r for r in await read_events(started.result_events.values())}
+    return {
+        **started.copied_results,
+        **{
+            step_id: _result(started, step_id, stored.get(event_id))
+            for step_id, event_id in started.result_events.items()
+        },
+    }
+
+
+def _result(started: StepStarted, step_id: str, record: Recorded | None) -> StepResult:
+    event = record.event() if record is not None else None
+    if not isinstance(event, StepCompleted) or (event.run_id, event.step_id) != (started.run_id, step_id):
+        found = "nothing" if record is None else f"{record.envelope.event_type} at {record.position}"
+        message = f"the result of {step_id} (event {started.result_events[step_id]}) is {found} in the store"
+        log.error("step %s of run %s: %s", started.step_id, started.run_id, message)
+        raise StepFailure("dependency_unreadable", message, retryable=False)
+    return event.result
 
 
 def _work_span(team: Team, started: StepStarted) -> AbstractContextManager[Span]:

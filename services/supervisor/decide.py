@@ -210,7 +210,8 @@ def _started(state: RunState, step: StepState, needs: list[StepState]) -> StepSt
         inputs=step.inputs.model_copy(update={"answers": step.answers, "replies": step.replies})
         if step.answers
         else step.inputs,
-        dependency_results={n.spec.step_id: n.result for n in needs if n.result is not None},
+        # Named, not copied: the team reads each result from the store (a StepCompleted of this run).
+        result_events={n.spec.step_id: n.result_event for n in needs if n.result_event is not None},
         attempt=step.attempt,
         timeout_s=spec.timeout_s,
     )

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
+from uuid import UUID
 
 from contracts import REGISTRY, Envelope, Event
 from contracts.gateway import (
@@ -55,6 +56,7 @@ class StepState:
     timeout_s: float | None = None
     retry_due_at: datetime | None = None
     result: StepResult | None = None
+    result_event: UUID | None = None  # the StepCompleted holding `result`: dispatches name it, not copy it
     error: StepError | None = None
     retryable: bool = False
     failures: int = 0  # failed attempts so far: the retry budget (input rounds also add attempts)
@@ -135,8 +137,10 @@ def _planned_steps(steps: Iterable[PlanStep]) -> dict[str, StepState]:
     return {s.step_id: StepState(spec=s) for s in steps}
 
 
-def evolve(state: RunState, event: Event, at: datetime) -> RunState:
-    """The run after one more event; events the supervisor does not need leave it as it was."""
+def evolve(state: RunState, event: Event, at: datetime, event_id: UUID | None = None) -> RunState:
+    """The run after one more event; events the supervisor does not need leave it as it was. `event_id`:
+    the stored event's (`fold` gives it; the supervisor's own decisions, evolved before they are stored,
+    need none), so a step's result is known with the event that holds it."""
     match event:
         case QueryReceived():
             return replace(state, query=event.query, require_approval=event.options.require_approval)
@@ -175,6 +179,7 @@ def evolve(state: RunState, event: Event, at: datetime) -> RunState:
                 event.step_id,
                 status="completed",
                 result=event.result,
+                result_event=event_id,
                 error=None,
                 questions=list(event.result.questions) if event.result.needs_input else [],
                 input_requested=False,
@@ -232,6 +237,7 @@ def _answered(state: RunState, step_id: str, answers: dict[str, str], message: s
         questions=[],
         input_requested=False,
         result=None,
+        result_event=None,
     )
 
 
@@ -242,5 +248,6 @@ def fold(run_id: str, envelopes: Iterable[Envelope], start: RunState | None = No
         if state.session_id is None and envelope.session_id:
             state = replace(state, session_id=envelope.session_id)
         event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
-        state = replace(evolve(state, event, envelope.occurred_at), version=state.version + 1)
+        moved = evolve(state, event, envelope.occurred_at, envelope.event_id)
+        state = replace(moved, version=state.version + 1)
     return state

@@ -8,9 +8,10 @@ import uuid
 import pytest
 from nats.aio.client import Client as NATS
 
-from contracts import new_envelope
+from contracts import Envelope, new_envelope
 from contracts.results import StepResult
-from contracts.supervisor import StepStarted
+from contracts.supervisor import StepStarted, StepStartedV2
+from contracts.teams import StepCompleted
 from contracts.values import Team
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analysis_work
@@ -63,34 +64,44 @@ SEARCH_RESULT = {
 }
 
 
-def step_started(run: str, query: str, focus: list[str], dependency_results=None):
+def step_started(run: str, query: str, focus: list[str], result_events=None):
     event = StepStarted(
         run_id=run,
         step_id="analysis-1",
         team=Team.ANALYSIS,
         task="분석",
         inputs={"query": query, "focus": focus, "entities": {}},
-        dependency_results=dependency_results or {},
+        result_events=result_events or {},
         timeout_s=30,
     )
     return new_envelope(event, stream_id=f"run-{run}", correlation_id=run, session_id="s")
 
 
-async def answer_of(store: EventStore, nc: NATS, infra: InfraSettings, started) -> dict[str, dict]:
-    """Run the publisher and the analysis team until the step is answered; each event's payload by type."""
-    await store.append([started])
+def step_completed(run: str, step_id: str, result: dict):
+    event = StepCompleted(
+        run_id=run, step_id=step_id, team=Team.SEARCH, summary="검색", result=result, duration_ms=1
+    )
+    return new_envelope(event, stream_id=f"run-{run}", correlation_id=run, session_id="s")
+
+
+async def answer_of(store: EventStore, nc: NATS, infra: InfraSettings, started, *before) -> dict[str, dict]:
+    """Run the publisher and the analysis team until the step is answered; the payload of each event the
+    step caused, by type. `before`: the events it names (its dependencies' StepCompleted), stored first."""
+    await store.append([*before, started])
     work = analysis_work(load_library())
     team = Consumer(team_subscription(Team.ANALYSIS, work), store.pool, nc, infra)
     async with running(Publisher(store.pool, nc, infra), team):
-        await wait_until(lambda: _answered(store, started.correlation_id), what="the step answered")
-    return {
-        r.envelope.event_type: r.envelope.data for r in await store.read_correlation(started.correlation_id)
-    }
+        await wait_until(lambda: _answered(store, started), what="the step answered")
+    return {e.event_type: e.data for e in await _caused_by(store, started)}
 
 
-async def _answered(store: EventStore, run: str) -> bool:
-    types = {r.envelope.event_type for r in await store.read_correlation(run)}
-    return bool(types & {"StepCompleted", "StepFailed"})
+async def _caused_by(store: EventStore, started) -> list:
+    records = await store.read_correlation(started.correlation_id)
+    return [r.envelope for r in records if r.envelope.causation_id == started.event_id]
+
+
+async def _answered(store: EventStore, started) -> bool:
+    return bool({e.event_type for e in await _caused_by(store, started)} & {"StepCompleted", "StepFailed"})
 
 
 async def test_a_rent_increase_step_is_answered_with_the_percentage_and_articles(store, nc, infra) -> None:
@@ -108,14 +119,45 @@ async def test_a_rent_increase_step_is_answered_with_the_percentage_and_articles
     assert json.loads(decision["outcome"])["rent_increase"]["ok"] is True
 
 
-async def test_a_jeonse_risk_step_reads_the_search_steps_listings(store, nc, infra) -> None:
+def named_in_v3(run: str, query: str, focus: list[str]) -> list[Envelope]:
+    """The search's StepCompleted, then a StepStarted naming it, as today's supervisor dispatches."""
+    searched = step_completed(run, "search-1", SEARCH_RESULT)
+    return [searched, step_started(run, query, focus, {"search-1": searched.event_id})]
+
+
+def copied_in_v2(run: str, query: str, focus: list[str]) -> list[Envelope]:
+    """A StepStarted recorded as v2 with the search's result copied in (one in flight at the upgrade), the
+    search's StepCompleted left out: a team must answer it from its copies alone."""
+    inputs = {"query": query, "focus": focus, "entities": {}}
+    event = StepStartedV2(
+        run_id=run,
+        step_id="analysis-1",
+        team=Team.ANALYSIS,
+        task="분석",
+        inputs=inputs,
+        dependency_results={"search-1": SEARCH_RESULT},
+        timeout_s=30,
+    )
+    return [new_envelope(event, stream_id=f"run-{run}", correlation_id=run, session_id="s")]
+
+
+@pytest.mark.parametrize("recorded", [named_in_v3, copied_in_v2], ids=["v3-named", "v2-copied"])
+async def test_a_jeonse_risk_step_reads_the_search_steps_listings(store, nc, infra, recorded) -> None:
     # Sale mids 110,000 / 100,000 / 85,000 -> median 100,000; 7억 / 10억 = 70% -> 위험.
     run = f"r{uuid.uuid4().hex[:8]}"
-    started = step_started(
-        run, "마포구 아파트 전세 7억 위험도 분석해줘", ["jeonse_risk"], {"search-1": SEARCH_RESULT}
-    )
-    events = await answer_of(store, nc, infra, started)
+    *before, started = recorded(run, "마포구 아파트 전세 7억 위험도 분석해줘", ["jeonse_risk"])
+    events = await answer_of(store, nc, infra, started, *before)
     result = StepResult.model_validate(events["StepCompleted"]["result"])
     assert result.data["jeonse_risk"]["market_value_manwon"] == 100000
     assert result.data["jeonse_risk"]["band"] == "위험"
     assert {"주택임대차보호법/제3조", "주택임대차보호법/제3조의2"} <= {c.article_id for c in result.citations}
+
+
+async def test_a_step_naming_a_result_the_store_does_not_hold_fails_and_says_which(store, nc, infra) -> None:
+    run = f"r{uuid.uuid4().hex[:8]}"
+    lost = uuid.uuid4()
+    started = step_started(run, "마포구 아파트 전세 7억 위험도 분석해줘", ["jeonse_risk"], {"search-1": lost})
+    events = await answer_of(store, nc, infra, started)
+    failed = events["StepFailed"]
+    assert failed["error"]["code"] == "dependency_unreadable" and failed["retryable"] is False
+    assert str(lost) in failed["error"]["message"]

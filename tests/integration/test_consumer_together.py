@@ -231,7 +231,7 @@ async def test_slow_work_done_in_time_goes_together_and_the_rest_alone_once_done
     release = asyncio.Event()
     recorded_in: dict[str, int] = {}
 
-    async def work(envelope: Envelope, event) -> list[Envelope]:
+    async def work(envelope: Envelope, event, store) -> list[Envelope]:
         if envelope.correlation_id == "w0":
             await asyncio.wait_for(release.wait(), 10)
         return [plan_for(envelope)]

@@ -119,6 +119,9 @@ async def test_a_dag_runs_in_dependency_order_and_feeds_results_forward(store, i
     assert set(order[:2]) == {"market", "legal"} and order[2:] == ["risk", "lease"]
     risk = next(w for w in teams.seen if w.step_id == "risk")
     assert sorted(risk.dependency_results) == ["legal", "market"]
+    # Read from the store, where the StepStarted only names them: each as its step produced it.
+    assert risk.dependency_results["market"].headline == "market 작업 완료"
+    assert risk.dependency_results["legal"].data == {"from_deps": []}
     events = await run_events(store, "dag1")
     response = next(e for e in events if e.event_type == "ResponseReady")
     assert response.data["response_type"] == "answer" and response.data["failed_steps"] == []

@@ -94,9 +94,11 @@ def test_a_dependent_step_waits_and_receives_its_dependencys_result() -> None:
     run = planned(SEARCH, ANALYSIS)
     assert [e.step_id for e in run.decide().events] == ["search"]
     run.add(completed("search", headline="시세 조회 완료"), after_s=1)
+    holding_the_result = run.envelopes[-1].event_id
     (started,) = run.decide().events
     assert isinstance(started, StepStarted) and started.step_id == "analysis"
-    assert started.dependency_results == {"search": StepResult(headline="시세 조회 완료")}
+    assert started.result_events == {"search": holding_the_result}  # named, not copied
+    assert started.copied_results == {}
 
 
 def test_sequential_runs_one_step_at_a_time_even_when_an_earlier_one_fails() -> None:

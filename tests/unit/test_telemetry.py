@@ -111,6 +111,10 @@ def test_events_appended_in_a_span_carry_that_span_and_outside_keep_their_causes
     assert span_id == trace.format_span_id(span.get_span_context().span_id)
 
 
+async def nothing_stored(event_ids) -> list:
+    raise AssertionError("a step that depends on nothing reads nothing")
+
+
 async def test_team_work_is_a_span_in_the_handlers_and_a_failure_marks_it(otel: Otel) -> None:
     started = StepStarted(run_id="r1", step_id="s-1", team=Team.SEARCH, task="법령 검색", timeout_s=5)
     cause = envelope_of(started)
@@ -119,7 +123,7 @@ async def test_team_work_is_a_span_in_the_handlers_and_a_failure_marks_it(otel: 
         raise StepFailure("upstream_unavailable", "잠시 응답 없음", retryable=True)
 
     with telemetry.span_from(cause, "team-search StepStarted"):
-        (failed,) = await answer_step(Team.SEARCH, fails, started, cause)
+        (failed,) = await answer_step(Team.SEARCH, fails, started, cause, nothing_stored)
     work, handler = otel.span("team search"), otel.span("team-search StepStarted")
     assert failed.event_type == "StepFailed"
     assert work.parent.span_id == handler.context.span_id
