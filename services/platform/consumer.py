@@ -86,6 +86,7 @@ from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_each_in
 from services.platform.outages import BusUnreachable, backoff, is_outage, store_answers, url_of
 from services.platform.publisher import Announcer
+from services.platform.sealing import KeyNotLoaded, KeysUnreadable, load_keys, open_envelope
 from services.platform.settings import InfraSettings
 from services.platform.storable import escaped
 from services.platform.together import Prepared, Result, Taken, handle_together, waiting_behind
@@ -270,7 +271,9 @@ class Consumer:
         if isinstance(message, Msg):
             message = NatsMessage(message, message.data)
         try:
-            taken = self.read(message)
+            taken = await self.opened(message)
+        except KeysUnreadable:  # the store is away: the message comes back after ack_wait, as a retry
+            return "retry"
         # Reading is pure, so whatever fails here fails on every delivery: an upcaster meeting a payload
         # without the field it moves raises KeyError or TypeError, not a ValidationError.
         except Exception as e:
@@ -278,12 +281,21 @@ class Consumer:
             return await self._park(message, f"unreadable message: {type(e).__name__}: {e}", delivery)
         return await self.settle(taken)
 
+    async def opened(self, message: NatsMessage) -> Taken:
+        """`read`, the key of a sealed message's run read first if this process has not (sealing.py)."""
+        try:
+            return self.read(message)
+        except KeyNotLoaded as missing:
+            await load_keys(self.pool, [str(missing)])
+            return self.read(message)
+
     @staticmethod
     def read(message: NatsMessage) -> Taken:
-        """The delivery's envelope and event (older versions upcast); raises if it cannot be read."""
+        """The delivery's envelope (opened: services/platform/sealing.py) and event (older versions
+        upcast); raises if it cannot be read, KeyNotLoaded if it is sealed with a key not read yet."""
         msg = message.raw_message  # read only: its body, subject, headers and delivery count
         delivery = msg.metadata.num_delivered
-        envelope = Envelope.model_validate_json(msg.data)
+        envelope = open_envelope(Envelope.model_validate_json(msg.data))
         event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
         return Taken(message, envelope, event, delivery)
 
