@@ -1,0 +1,147 @@
+"""모두 잊기 holds in an append-only store (crypto-shredding, services/platform/sealing.py), through the
+public interfaces (REST and the WebSocket, the whole system in-process on real NATS and Postgres): what
+the person said is sealed in the log and on the bus from the start; once they are forgotten no table of
+Postgres, no message of the JetStream stream and no log line at INFO holds it, the projections and the
+audit show the fields erased and the runs otherwise as they were, a rebuild makes the same projections,
+and the supervisor replays the person's runs to the same ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+import httpx
+import nats
+import pytest
+from psycopg.rows import dict_row
+
+from contracts.personal import ERASED
+from services.platform.audit import timeline
+from services.platform.store_reads import run_events
+from services.projector.digest import digest
+from services.projector.runner import Projector
+from services.supervisor.decide import decide
+from services.supervisor.run import fold
+from tests.integration.bus_helpers import wait_until
+from tests.integration.test_person_memory import answer_in_new_session, memory, new_person
+from tests.integration.test_run_end_to_end import jipsa
+
+pytestmark = pytest.mark.integration
+
+WORD = "나비야옹"  # a word this person says, and a stranger too, in a session of nobody
+SAID = f"연봉 3817이에요. 관악구 아파트 전세 알아보고 있어요. 우리 고양이 이름은 {WORD}"
+TRACES = ("3,817", "고양이 이름")  # the person's alone: their words and the fact read from them
+
+
+async def tables_holding(conn, needles) -> list[str]:
+    """Every table of the database (all schemas) with a row whose text holds one of the needles."""
+    cur = conn.cursor(row_factory=dict_row)
+    await cur.execute(
+        "SELECT table_schema, table_name FROM information_schema.tables"
+        " WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')"
+    )
+    holding = []
+    for t in await cur.fetchall():
+        name = f'"{t["table_schema"]}"."{t["table_name"]}"'
+        for needle in needles:
+            await cur.execute(f"SELECT count(*) AS n FROM {name} t WHERE t::text LIKE %s", (f"%{needle}%",))
+            if (await cur.fetchone())["n"]:
+                holding.append(f"{name}: {needle}")
+    return holding
+
+
+async def stream_messages(nats_url: str, stream: str) -> list[str]:
+    nc = await nats.connect(nats_url)
+    try:
+        js = nc.jetstream()
+        last = (await js.stream_info(stream)).state.last_seq
+        bodies = []
+        for seq in range(1, last + 1):
+            body = (await js.get_msg(stream, seq)).data.decode()
+            bodies.append(body + json.dumps(json.loads(body), ensure_ascii=False))
+        return bodies
+    finally:
+        await nc.close()
+
+
+async def test_forgetting_a_person_leaves_no_readable_trace_and_the_rest_as_it_was(
+    store, infra, caplog
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with jipsa(store, infra) as gateway, httpx.AsyncClient(base_url=gateway.http_url) as http:
+        person = await new_person(http)
+        said = await answer_in_new_session(gateway, http, person, SAID)
+        run_id = said["run_id"]
+        assert ("fact", "연소득 3,817만원") in {
+            (i["kind"], i["value"]) for i in (await memory(http, person))["items"]
+        }
+        other = await answer_in_new_session(gateway, http, None, f"관악구 아파트 전세 시세 {WORD}")
+
+        async with store.pool.connection() as conn:
+            await wait_until(lambda: _projected(conn, other["run_id"]), timeout=30)
+            # Sealed in the log and on the bus from the start, readable where the person is shown it.
+            holding = await tables_holding(conn, TRACES)
+            assert '"public"."final_states": 고양이 이름' in holding, holding
+            assert not [t for t in holding if '"events"' in t], holding
+            before = await _shapes(conn, run_id)
+        assert not [b for b in await stream_messages(infra.nats_url, infra.stream_name) if _traced(b)]
+
+        auth = {"Authorization": f"Bearer {person}"}
+        (await http.delete("/api/people/me/memory", headers=auth)).raise_for_status()
+        assert (await memory(http, person))["items"] == []
+
+        projector = Projector(store)
+        async with store.pool.connection() as conn:
+            await wait_until(lambda: _erased(conn, run_id), timeout=30)
+            await projector.catch_up()
+            assert await tables_holding(conn, TRACES) == []
+            # The stranger's words are theirs: untouched.
+            assert '"public"."events": 나비야옹' in await tables_holding(conn, (WORD,))
+            assert await _shapes(conn, run_id) == before  # the run's steps and ends, as they were
+            live = await digest(conn)
+            await projector.rebuild()
+            assert await digest(conn) == live
+
+            # The audit shows that something was erased, not what.
+            records = await run_events(conn, run_id, 0, 1000)
+            rows = timeline(records)
+            assert ERASED in str(rows) and not _traced(str(rows))
+            # The supervisor replays the run to the same end, deciding nothing new.
+            envelopes = [r.envelope for r in records if r.envelope.stream_id == f"run-{run_id}"]
+            state = fold(run_id, envelopes)
+            assert state.outcome is not None
+            assert decide(state, datetime.now(UTC)).events == []
+
+        assert not [b for b in await stream_messages(infra.nats_url, infra.stream_name) if _traced(b)]
+    assert not _traced(caplog.text)
+
+
+def _traced(text: str) -> bool:
+    return any(t in text for t in TRACES)
+
+
+async def _projected(conn, run_id: str) -> bool:
+    cur = await conn.execute(
+        "SELECT 1 FROM final_states WHERE run_id = %s AND response IS NOT NULL", (run_id,)
+    )
+    return bool(await cur.fetchall())
+
+
+async def _erased(conn, run_id: str) -> bool:
+    cur = await conn.execute("SELECT query FROM final_states WHERE run_id = %s", (run_id,))
+    rows = await cur.fetchall()
+    return bool(rows) and rows[0]["query"] == ERASED
+
+
+async def _shapes(conn, run_id: str) -> list:
+    """What a run's projections say apart from the person's words: its steps, their teams and ends."""
+    cur = await conn.execute(
+        "SELECT step_id, team, status FROM todo_steps WHERE run_id = %s ORDER BY step_id", (run_id,)
+    )
+    steps = await cur.fetchall()
+    cur = await conn.execute(
+        "SELECT status, intent->>'type' AS intent, session_id FROM final_states WHERE run_id = %s", (run_id,)
+    )
+    return [steps, await cur.fetchall()]
