@@ -32,9 +32,10 @@ PERSONAL_FIELDS: dict[str, tuple[str, ...]] = {
         "result.figures",
         "result.data",
         "result.failed_tools",
+        "result.documents.*.name",  # a contract's file is named after its parties
     ),
     "StepFailed": ("error.message",),
-    "ResponseReady": ("answer", "insights", "metadata"),
+    "ResponseReady": ("answer", "insights", "metadata", "documents.*.name"),
     "LlmCallRecorded": ("error",),
     "ToolDecisionRecorded": ("reasoning",),
 }

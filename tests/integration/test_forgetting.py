@@ -25,7 +25,9 @@ from services.projector.runner import Projector
 from services.supervisor.decide import decide
 from services.supervisor.run import fold
 from tests.integration.bus_helpers import wait_until
-from tests.integration.test_person_memory import answer_in_new_session, memory, new_person
+from tests.integration.gateway_helpers import connected
+from tests.integration.test_documents_end_to_end import SALE, SALE_ANSWERS, answered_run, docx_text
+from tests.integration.test_person_memory import answer_in_new_session, memory, new_person, session_of
 from tests.integration.test_run_end_to_end import jipsa
 
 pytestmark = pytest.mark.integration
@@ -145,3 +147,34 @@ async def _shapes(conn, run_id: str) -> list:
         "SELECT status, intent->>'type' AS intent, session_id FROM final_states WHERE run_id = %s", (run_id,)
     )
     return [steps, await cur.fetchall()]
+
+
+SELLER, BUYER = "나비집주인", "고양이매수인"  # names this person alone writes into a contract
+
+
+async def test_a_forgotten_persons_contract_is_gone_and_its_fields_erased(store, infra) -> None:
+    async with jipsa(store, infra) as gateway, httpx.AsyncClient(base_url=gateway.http_url) as http:
+        person = await new_person(http)
+        session_id, token = await session_of(http, person)
+        answers = {**SALE_ANSWERS, "seller_name": SELLER, "buyer_name": BUYER}
+        async with connected(gateway, session_id, token) as client:
+            _, response, _ = await answered_run(client, SALE, answers)
+        assert f"매도인({SELLER})과 매수인({BUYER})" in await docx_text(gateway, token, response)
+        docx = next(d for d in response["data"]["documents"] if d["name"].endswith(".docx"))
+
+        (
+            await http.delete("/api/people/me/memory", headers={"Authorization": f"Bearer {person}"})
+        ).raise_for_status()
+        download = await http.get(
+            f"/api/documents/{docx['artifact_id']}", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert download.status_code == 404
+        async with store.pool.connection() as conn:
+            await wait_until(lambda: _no_table_holds(conn, (SELLER, BUYER)), timeout=30)
+        assert not [
+            b for b in await stream_messages(infra.nats_url, infra.stream_name) if SELLER in b or BUYER in b
+        ]
+
+
+async def _no_table_holds(conn, needles) -> bool:
+    return not await tables_holding(conn, needles)
