@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx
 import nats
@@ -161,6 +163,9 @@ async def test_a_forgotten_persons_contract_is_gone_and_its_fields_erased(store,
             _, response, _ = await answered_run(client, SALE, answers)
         assert f"매도인({SELLER})과 매수인({BUYER})" in await docx_text(gateway, token, response)
         docx = next(d for d in response["data"]["documents"] if d["name"].endswith(".docx"))
+        async with store.pool.connection() as conn:
+            backup = await (await conn.execute("SELECT * FROM person_keys")).fetchall()
+        assert backup
 
         (
             await http.delete("/api/people/me/memory", headers={"Authorization": f"Bearer {person}"})
@@ -174,6 +179,21 @@ async def test_a_forgotten_persons_contract_is_gone_and_its_fields_erased(store,
         assert not [
             b for b in await stream_messages(infra.nats_url, infra.stream_name) if SELLER in b or BUYER in b
         ]
+
+        # A key table restored from a backup taken before: README's statement deletes those keys again.
+        async with store.pool.connection() as conn:
+            for key in backup:
+                await conn.execute(
+                    "INSERT INTO person_keys (run_id, person_id, key, created_at) VALUES (%s, %s, %s, %s)",
+                    (key["run_id"], key["person_id"], key["key"], key["created_at"]),
+                )
+            await conn.execute(readme_restore_statement())
+            assert await (await conn.execute("SELECT * FROM person_keys")).fetchall() == []
+
+
+def readme_restore_statement() -> str:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    return re.search(r"```sql\n(DELETE FROM person_keys.*?)```", readme, re.S).group(1)
 
 
 async def _no_table_holds(conn, needles) -> bool:
