@@ -271,7 +271,11 @@ class Consumer:
         if isinstance(message, Msg):
             message = NatsMessage(message, message.data)
         try:
-            taken = await self.opened(message)
+            try:
+                taken = self.read(message)
+            except KeyNotLoaded as missing:  # sealed, its run's key not read by this process yet
+                await load_keys(self.pool, [str(missing)])
+                taken = self.read(message)
         except KeysUnreadable:  # the store is away: the message comes back after ack_wait, as a retry
             return "retry"
         # Reading is pure, so whatever fails here fails on every delivery: an upcaster meeting a payload
@@ -280,14 +284,6 @@ class Consumer:
             delivery = message.raw_message.metadata.num_delivered
             return await self._park(message, f"unreadable message: {type(e).__name__}: {e}", delivery)
         return await self.settle(taken)
-
-    async def opened(self, message: NatsMessage) -> Taken:
-        """`read`, the key of a sealed message's run read first if this process has not (sealing.py)."""
-        try:
-            return self.read(message)
-        except KeyNotLoaded as missing:
-            await load_keys(self.pool, [str(missing)])
-            return self.read(message)
 
     @staticmethod
     def read(message: NatsMessage) -> Taken:
