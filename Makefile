@@ -31,6 +31,7 @@ test-fast: install  ## the tiers that need no servers
 
 bench: install  ## figures beside baselines measured in the same run: backbone, legal search, LangGraph design
 	$(PY) -m tests.bench.backbone
+	$(PY) -m tests.bench.sealing
 	$(PY) -m tests.bench.legal
 	$(PY) -m tests.bench.compare
 

@@ -8,8 +8,11 @@ person changes it by events of their own stream (contracts/people.py).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
 from uuid import uuid4
 
+from psycopg import AsyncConnection
 from psycopg.rows import dict_row, scalar_row
 
 from contracts import Event, new_envelope
@@ -18,6 +21,7 @@ from services.gateway.feed.reads import Reads
 from services.gateway.sessions import token_hash
 from services.housing.memory import REMEMBERED_TYPES, Memory, Said, remember
 from services.platform.eventstore import Announce, Recorded, append_in
+from services.platform.sealing import KEYRING
 from services.platform.store_reads import person_events
 
 
@@ -67,16 +71,34 @@ class People:
         return await self._record(RememberingChanged(person_id=person_id, remembering=remembering))
 
     async def forget_all(self, person_id: str) -> Recorded:
-        """모두 잊기: every item dropped from what Jipsa remembers and uses (the conversations stay in the
-        append-only log)."""
-        return await self._record(PersonForgotten(person_id=person_id))
+        """모두 잊기: every item dropped from what Jipsa remembers and uses, and what the person said made
+        unreadable everywhere: the keys of their runs deleted (the log keeps their events, those fields
+        sealed for ever: services/platform/sealing.py) and their documents deleted, in the transaction
+        that records it."""
+        recorded = await self._record(PersonForgotten(person_id=person_id), then=_shred)
+        KEYRING.forget_person(person_id)
+        return recorded
 
-    async def _record(self, event: Event) -> Recorded:
+    async def _record(self, event: Event, then: Shred | None = None) -> Recorded:
         person_id = event.person_id  # type: ignore[attr-defined]  # every person event names its person
         stream = person_stream(person_id)
         envelope = new_envelope(event, stream_id=stream, correlation_id=stream, person_id=person_id)
         async with self.reads.connection() as conn, conn.transaction():
+            if then is not None:
+                await then(conn, person_id)
             (recorded,) = await append_in(conn, [envelope], announced=self.announce is not None)
         if self.announce is not None:
             await self.announce([recorded])
         return recorded
+
+
+Shred = Callable[[AsyncConnection[Any], str], Awaitable[None]]
+
+
+async def _shred(conn: AsyncConnection[Any], person_id: str) -> None:
+    """Delete the keys of the person's runs and the documents of their sessions."""
+    await conn.execute("DELETE FROM person_keys WHERE person_id = %s", (person_id,))
+    await conn.execute(
+        "DELETE FROM documents WHERE session_id IN (SELECT session_id FROM sessions WHERE person_id = %s)",
+        (person_id,),
+    )

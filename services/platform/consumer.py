@@ -87,6 +87,7 @@ from services.platform.deadletters import park
 from services.platform.eventstore import ConcurrencyError, EventStore, Recorded, append_each_in
 from services.platform.outages import BusUnreachable, backoff, is_outage, store_answers, url_of
 from services.platform.publisher import Announcer
+from services.platform.sealing import KeyNotLoaded, KeysUnreadable, load_keys, open_envelope
 from services.platform.settings import InfraSettings
 from services.platform.storable import escaped
 from services.platform.together import Prepared, Result, Taken, handle_together, waiting_behind
@@ -273,7 +274,13 @@ class Consumer:
         if isinstance(message, Msg):
             message = NatsMessage(message, message.data)
         try:
-            taken = self.read(message)
+            try:
+                taken = self.read(message)
+            except KeyNotLoaded as missing:  # sealed, its run's key not read by this process yet
+                await load_keys(self.pool, [str(missing)])
+                taken = self.read(message)
+        except KeysUnreadable:  # the store is away: the message comes back after ack_wait, as a retry
+            return "retry"
         # Reading is pure, so whatever fails here fails on every delivery: an upcaster meeting a payload
         # without the field it moves raises KeyError or TypeError, not a ValidationError.
         except Exception as e:
@@ -283,10 +290,11 @@ class Consumer:
 
     @staticmethod
     def read(message: NatsMessage) -> Taken:
-        """The delivery's envelope and event (older versions upcast); raises if it cannot be read."""
+        """The delivery's envelope (opened: services/platform/sealing.py) and event (older versions
+        upcast); raises if it cannot be read, KeyNotLoaded if it is sealed with a key not read yet."""
         msg = message.raw_message  # read only: its body, subject, headers and delivery count
         delivery = msg.metadata.num_delivered
-        envelope = Envelope.model_validate_json(msg.data)
+        envelope = open_envelope(Envelope.model_validate_json(msg.data))
         event = REGISTRY.parse(envelope.event_type, envelope.schema_version, envelope.data)
         return Taken(message, envelope, event, delivery)
 

@@ -44,6 +44,7 @@ from pydantic import TypeAdapter
 from contracts import REGISTRY, Envelope, Event
 from services.platform import telemetry
 from services.platform.db import run_again_on_closed
+from services.platform.sealing import KEYRING, open_envelope, sealed, sealed_runs
 
 APPEND_LOCK_KEY = 0x4A495053  # "JIPS": the one key every append serialises on
 NOTIFY_CHANNEL = "jipsa_events"
@@ -70,6 +71,8 @@ class Recorded:
     stream_version: int
     recorded_at: datetime
     envelope: Envelope
+    # The envelope as stored and published, where it differs (sealed: services/platform/sealing.py).
+    stored: Envelope | None = None
 
     def event(self) -> Event:
         """The payload as the current model (older versions upcast on read)."""
@@ -88,7 +91,15 @@ async def rows_of(conn: AsyncConnection[Any], sql: str, params: Sequence[Any]) -
     return cast(list[dict[str, Any]], await cur.fetchall())
 
 
+async def recorded_from_rows(conn: AsyncConnection[Any], rows: Sequence[dict[str, Any]]) -> list[Recorded]:
+    """Rows of `events` as Recorded, their payloads opened (the keys of sealed ones read first)."""
+    await KEYRING.load(conn, sealed_runs((r["data"], r["metadata"]["correlation_id"]) for r in rows))
+    return [recorded_from_row(r) for r in rows]
+
+
 def recorded_from_row(row: dict[str, Any]) -> Recorded:
+    """A row of `events` as a Recorded, its payload opened: a sealed one's key must have been read
+    (`recorded_from_rows`), else sealing.KeyNotLoaded."""
     envelope = Envelope(
         event_id=row["event_id"],
         event_type=row["event_type"],
@@ -97,7 +108,7 @@ def recorded_from_row(row: dict[str, Any]) -> Recorded:
         data=row["data"],
         **row["metadata"],
     )
-    return Recorded(row["position"], row["stream_version"], row["recorded_at"], envelope)
+    return Recorded(row["position"], row["stream_version"], row["recorded_at"], open_envelope(envelope))
 
 
 Announce = Callable[[Sequence[Recorded]], Awaitable[None]]
@@ -150,7 +161,7 @@ class EventStore:
 
     async def _select(self, sql: str, params: tuple[Any, ...]) -> list[Recorded]:
         async with self.pool.connection() as conn:
-            return [recorded_from_row(r) for r in await rows_of(conn, sql, params)]
+            return await recorded_from_rows(conn, await rows_of(conn, sql, params))
 
 
 async def append_anywhere(
@@ -181,7 +192,7 @@ async def read_all_in(
         f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
         (after_position, limit),
     )
-    return [recorded_from_row(r) for r in rows]
+    return await recorded_from_rows(conn, rows)
 
 
 async def read_stream_in(
@@ -194,7 +205,7 @@ async def read_stream_in(
         " ORDER BY stream_version",
         (stream_id, after_version),
     )
-    return [recorded_from_row(r) for r in rows]
+    return await recorded_from_rows(conn, rows)
 
 
 async def append_in(
@@ -221,15 +232,21 @@ async def append_in(
     streams = {e.stream_id for e in events}
     if expected_version is not None and len(streams) != 1:
         raise ValueError("expected_version applies to one stream; got events for several")
+    # What is stored and published: the events of a person's runs sealed (services/platform/sealing.py);
+    # the caller's Recorded keep its own envelopes, with the stored ones beside. The keys of runs these
+    # events open are inserted by the same statement: no round trip, no commit of their own.
+    sealing = await sealed(conn, events)
+    stored = sealing.events
     attributes = {"db.system.name": "postgresql", "jipsa.store.events": len(events)}
     attributes["jipsa.stream_id"] = next(iter(streams)) if len(streams) == 1 else f"{len(streams)} streams"
     with telemetry.span_in_run(events[0], "eventstore.append", attributes) as span, _moved_stream():
         cur = await conn.cursor(row_factory=dict_row).execute(
             # The envelopes as one JSON document, written by pydantic in one call (0012): psycopg dumps
             # arrays element by element in Python, a cost per field of every event (docs/hot-path.md).
-            "SELECT * FROM jipsa_append(%b, %b::int, %b::bigint, %b::text)",
+            (_WITH_KEYS if sealing.keys else "") + _APPEND,
             (
-                Jsonb(list(events), dumps=_ENVELOPES.dump_json),
+                *(_key_columns(sealing.keys) if sealing.keys else ()),
+                Jsonb(stored, dumps=_ENVELOPES.dump_json),
                 expected_version,
                 APPEND_LOCK_KEY,
                 ANNOUNCED_CHANNEL if announced else NOTIFY_CHANNEL,
@@ -238,8 +255,13 @@ async def append_in(
         if then is not None:
             await then()
         rows = await cur.fetchall()
+        if sealing.keys and not all(r["fresh"] for r in rows):
+            # Stored before (a retried append): sealed with the key stored then, which ON CONFLICT kept.
+            KEYRING.drop(run for run, _, _ in sealing.keys)
+            await KEYRING.load(conn, [run for run, _, _ in sealing.keys])
         given = {e.event_id: e for e in events}
-        by_id = {r["event_id"]: _recorded(r, given) for r in rows}
+        kept = {e.event_id: e for e in stored if e is not given[e.event_id]}
+        by_id = {r["event_id"]: _recorded(r, given, kept) for r in rows}
         fresh = [given[r["event_id"]] for r in rows if r["fresh"]]
         span.set_attribute("jipsa.store.appended", len(fresh))
     # Counted here, the one place every append of every process passes (consumers, the gateway, the
@@ -248,6 +270,19 @@ async def append_in(
     # and the store, not a dashboard, is the record of what happened.
     telemetry.record_appended(fresh)
     return [by_id[e.event_id] for e in events]
+
+
+_APPEND = "SELECT * FROM jipsa_append(%b, %b::int, %b::bigint, %b::text)"
+# The keys of the runs an append opens, inserted by its statement (a data-modifying WITH runs whole
+# whatever the query reads of it); a run that has its key already keeps it.
+_WITH_KEYS = (
+    "WITH keys AS (INSERT INTO person_keys (run_id, person_id, key)"
+    " SELECT * FROM unnest(%b::text[], %b::text[], %b::bytea[]) ON CONFLICT (run_id) DO NOTHING) "
+)
+
+
+def _key_columns(keys: Sequence[tuple[str, str, bytes]]) -> tuple[list[Any], ...]:
+    return tuple(list(column) for column in zip(*keys, strict=True))
 
 
 class Appending(Protocol):
@@ -304,8 +339,12 @@ def _moved_stream() -> Iterator[None]:
         raise ConcurrencyError(moved["stream_id"], moved["expected"], moved["actual"]) from None
 
 
-def _recorded(row: dict[str, Any], given: dict[Any, Envelope]) -> Recorded:
-    """A row of `jipsa_append`: an event it appended (the envelope is the caller's) or one stored before."""
+def _recorded(row: dict[str, Any], given: dict[Any, Envelope], stored: dict[Any, Envelope]) -> Recorded:
+    """A row of `jipsa_append`: an event it appended (the envelope is the caller's, the stored one beside
+    when sealed) or one stored before (its run's key read by `sealed`)."""
     if row["fresh"]:
-        return Recorded(row["position"], row["stream_version"], row["recorded_at"], given[row["event_id"]])
+        event_id = row["event_id"]
+        return Recorded(
+            row["position"], row["stream_version"], row["recorded_at"], given[event_id], stored.get(event_id)
+        )
     return recorded_from_row(row)

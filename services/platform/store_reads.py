@@ -22,7 +22,7 @@ from psycopg.rows import class_row, dict_row, scalar_row
 from contracts import REGISTRY, TraceContext
 from contracts.gateway import QueryReceived
 from contracts.planner import PlanReady
-from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_row
+from services.platform.eventstore import EVENT_COLUMNS, Recorded, recorded_from_rows
 
 # How many of a session's earlier turns the planner reads for what the person said before.
 EARLIER_TURNS = 20
@@ -53,7 +53,7 @@ class Outgoing:
 
     @classmethod
     def of(cls, record: Recorded) -> Outgoing:
-        e = record.envelope
+        e = record.stored or record.envelope  # as stored: sealed, for an event of a person's run
         return cls(
             record.position,
             str(e.event_id),
@@ -112,7 +112,7 @@ async def events_and_checkpoint(
         (checkpoint, after, limit),
     )
     rows = await cur.fetchall()
-    return [recorded_from_row(r) for r in rows], rows[0]["checkpoint"] if rows else None
+    return await recorded_from_rows(conn, rows), rows[0]["checkpoint"] if rows else None
 
 
 async def session_events(
@@ -319,4 +319,4 @@ async def open_runs_with_parked_events(
 
 async def _recorded(conn: AsyncConnection, sql: str, params: tuple[object, ...]) -> list[Recorded]:
     cur = await conn.cursor(row_factory=dict_row).execute(sql, params)
-    return [recorded_from_row(r) for r in await cur.fetchall()]
+    return await recorded_from_rows(conn, await cur.fetchall())

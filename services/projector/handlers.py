@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from psycopg import AsyncConnection
 
+from contracts.people import PersonForgotten
+from services.platform.sealing import KEYRING
 from services.projector import final_state, todo
 from services.projector.final_state import FinalState
 from services.projector.folding import State, fold_runs
@@ -14,8 +16,11 @@ from services.projector.recent import RecentStates
 from services.projector.store import (
     Batch,
     Stand,
+    clear_runs,
     load_final_states,
     load_todos,
+    runs_events,
+    runs_of_people,
     save_final_states,
     save_todos,
 )
@@ -47,9 +52,39 @@ async def apply(conn: AsyncConnection, batch: Batch, held: Held) -> Stand:
     ended = {run_id for run_id, state in new_finals.items() if state.status in final_state.TERMINAL}
     held.todos.keep(new_todos.items(), ended)
     held.finals.keep(new_finals.items(), ended)
-    return Stand(
+    stand = Stand(
         {run_id: state.last_position for run_id, state in new_todos.items()},
         {run_id: state.last_position for run_id, state in new_finals.items()},
+    )
+    forgotten = sorted(
+        {r.person_id for r in batch.records if r.event_type == PersonForgotten.event_type and r.person_id}
+    )
+    if forgotten:
+        refolded = await refold_forgotten(conn, forgotten, batch.records[-1].position, held)
+        stand = Stand(stand.todo_at | refolded.todo_at, stand.final_at | refolded.final_at)
+    return stand
+
+
+async def refold_forgotten(conn: AsyncConnection, person_ids: list[str], up_to: int, held: Held) -> Stand:
+    """The runs of people just forgotten, folded again from their first event up to `up_to`: their keys
+    are deleted (sealing.py), so their rows now show the personal fields erased, as a rebuild makes
+    them. Their rows are deleted and written anew; the states held of them are dropped."""
+    for person_id in person_ids:
+        KEYRING.forget_person(person_id)  # keys this process read before they were deleted
+    run_ids = await runs_of_people(conn, person_ids, up_to)
+    if not run_ids:
+        return Stand({}, {})
+    await clear_runs(conn, run_ids)
+    held.todos.drop(run_ids)
+    held.finals.drop(run_ids)
+    records = await runs_events(conn, run_ids, up_to)
+    todos = fold_runs(todo.evolve, records)
+    finals = fold_runs(final_state.evolve, records)
+    await save_todos(conn, list(todos.values()), {})
+    await save_final_states(conn, list(finals.values()), {})
+    return Stand(
+        {run_id: state.last_position for run_id, state in todos.items()},
+        {run_id: state.last_position for run_id, state in finals.items()},
     )
 
 

@@ -37,3 +37,7 @@ class RecentStates(Generic[State]):
                 self._states.drop(run_id)
             else:
                 self._states.put(run_id, state)
+
+    def drop(self, run_ids: Iterable[str]) -> None:
+        for run_id in run_ids:
+            self._states.drop(run_id)

@@ -43,6 +43,7 @@ from services.projector.store import (
     batch_of,
     clear,
     events_after,
+    load_keys,
     lock_checkpoint,
     locked_batch,
     logged_in,
@@ -123,6 +124,7 @@ class Projector:
         async with transaction(self.store.pool, *locked_batch(self.batch_size)) as begun:
             locked, rows = begun.rows
             position_of(locked)  # a database without its checkpoint row is not migrated: say so
+            await load_keys(begun.conn, rows)
             return await self._apply_batch(begun.conn, batch_of(rows), then=begun.commit)
 
     async def _apply_batch(

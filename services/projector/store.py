@@ -18,6 +18,7 @@ from psycopg.types.json import Jsonb
 from pydantic import BaseModel
 
 from services.platform.db import Statement
+from services.platform.sealing import KEYRING, open_data, sealed_runs
 from services.platform.wakeup import PROJECTIONS_CHANNEL
 from services.projector.final_state import FinalState, history_entry
 from services.projector.folding import Logged
@@ -140,7 +141,40 @@ async def events_after(conn: AsyncConnection, position: int, limit: int) -> Asyn
 
 
 async def logged_in(cursor: AsyncCursor[dict[str, Any]]) -> list[Logged]:
-    return [_logged(row) for row in await cursor.fetchall()]
+    rows = await cursor.fetchall()
+    await load_keys(cursor.connection, rows)
+    return [_logged(row) for row in rows]
+
+
+async def load_keys(conn: AsyncConnection, rows: list[dict[str, Any]]) -> None:
+    """Read the keys of the sealed payloads among `rows` that this process has not read (sealing.py)."""
+    await KEYRING.load(conn, sealed_runs((r["data"], r["run_id"]) for r in rows))
+
+
+async def runs_of_people(conn: AsyncConnection, person_ids: list[str], up_to: int) -> list[str]:
+    """The runs of the people's sessions with an event at or before `up_to` (the `events_person` index)."""
+    cur = await conn.cursor(row_factory=dict_row).execute(
+        "SELECT DISTINCT correlation_id FROM events WHERE metadata->>'person_id' = ANY(%s)"
+        " AND position <= %s AND stream_id LIKE 'run-%%'",
+        (person_ids, up_to),
+    )
+    return sorted(r["correlation_id"] for r in await cur.fetchall())
+
+
+async def runs_events(conn: AsyncConnection, run_ids: list[str], up_to: int) -> list[Logged]:
+    """Every event of `run_ids` at or before `up_to`, in log order, as the folds read them."""
+    cur = await conn.cursor(row_factory=dict_row).execute(
+        f"SELECT {_LOGGED_COLUMNS} FROM events e WHERE e.correlation_id = ANY(%s) AND e.position <= %s"
+        " ORDER BY e.position",
+        (run_ids, up_to),
+    )
+    return await logged_in(cur)
+
+
+async def clear_runs(conn: AsyncConnection, run_ids: list[str]) -> None:
+    """Delete the runs' rows from the run projections (todos, their steps, final states, history)."""
+    for table in ("todo_steps", "todos", "final_states", "session_runs"):
+        await conn.execute(f"DELETE FROM {table} WHERE run_id = ANY(%s)", (run_ids,))
 
 
 def batch_of(rows: list[dict[str, Any]]) -> Batch:
@@ -159,7 +193,7 @@ def _logged(row: dict[str, Any]) -> Logged:
         row["run_id"],
         row["session_id"],
         datetime.fromisoformat(row["occurred_at"]),  # as the envelope's model reads the same ISO text
-        row["data"],
+        open_data(row["data"], row["run_id"]),
         row["person_id"],
     )
 

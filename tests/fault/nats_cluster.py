@@ -80,6 +80,18 @@ class NatsCluster:
         assert info.cluster is not None and info.cluster.leader, f"{stream} has no leader"
         return info.cluster.leader
 
+    async def consumer_replicated(
+        self, js: JetStreamContext, stream: str, durable: str, replicas: int
+    ) -> bool:
+        """The durable consumer has `replicas` copies, its followers current: losing its leader then
+        elects another (a follower not yet current cannot be elected, and the consumer cannot be bound)."""
+        try:
+            info = await js.consumer_info(stream, durable)
+        except Exception:  # an election or a node still joining: not yet
+            return False
+        followers = (info.cluster.replicas if info.cluster else None) or []
+        return len(followers) == replicas - 1 and all(f.current and not f.offline for f in followers)
+
     async def replicated(self, js: JetStreamContext, stream: str, replicas: int) -> bool:
         """The stream has `replicas` copies, its followers caught up with its leader."""
         try:

@@ -163,6 +163,12 @@ async def test_a_server_grown_into_a_cluster_gets_three_replicas_and_survives_lo
             assert f"stream {stream}: replicas 1 -> 3" in [r.getMessage() for r in caplog.records]
             load = asyncio.create_task(append_spaced(owned_store, "leaderless", CLUSTER_RUNS, 0.1))
             await wait_until(lambda: plans(owned_store, 13), what="plans under load")
+            # The planner's consumer too: killed before its copies caught up, it has no leader to elect.
+            await wait_until(
+                lambda: cluster.consumer_replicated(js, stream, "jipsa-planner", 3),
+                timeout=60,
+                what="three current copies of the planner's consumer",
+            )
             cluster.kill(leader := await cluster.leader(js, stream))
             await load
             every = 10 + CLUSTER_RUNS
