@@ -23,7 +23,7 @@ PERSONAL_FIELDS: dict[str, tuple[str, ...]] = {
     "RunCancelRequested": ("reason",),
     "PlanReady": ("intent.keywords", "intent.entities", *(f"steps.*.{f}" for f in _STEP_PLANS)),
     "PlanApprovalRequested": tuple(f"steps.*.{f}" for f in _STEP_PLANS),
-    "StepStarted": ("task", "inputs", "dependency_results"),
+    "StepStarted": ("task", "inputs", "copied_results"),
     "InputRequested": ("message",),
     "StepCompleted": (
         "summary",
