@@ -35,8 +35,8 @@ def houses(text: str) -> tuple[int | None, bool]:
     if re.search(r"생애\s*최초|첫\s*집", text):
         return 0, True
     if words := _HOMES_IN_WORDS.search(text):
-        count = _NATIVE_COUNT[words[1]]
-        return (count - 1 if words[2] else count), False
+        said = _NATIVE_COUNT[words[1]]
+        return (said - 1 if words[2] else said), False
     if nth := _NTH_HOME.search(text):
         return int(nth[1]) - 1, False
     if re.search(r"무주택|집\s*(?:이|은)?\s*없", text):
@@ -62,7 +62,7 @@ def says_no_debt(text: str) -> bool:
     return bool(_NO_DEBT.search(text))
 
 
-def marriage(text: str) -> tuple[bool | None, float | None, bool]:
+def marriage(text: str) -> tuple[bool | None, int | None, bool]:
     """(married, years since the wedding, engaged): "결혼 3년차" is in its third year, so at most 3."""
     if re.search(r"결혼\s*예정|예비\s*(?:신혼|부부)|결혼\s*(?:할|을\s*앞)", text):
         return None, None, True
