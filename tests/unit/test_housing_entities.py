@@ -160,3 +160,17 @@ def test_odd_input_gives_entities_never_an_error(text: str) -> None:
 def test_mixed_english_keeps_the_korean_parts() -> None:
     e = extract_entities("강남구 apartment 전세 under 5억 이하")
     assert e.gu == ["강남구"] and e.property_types == [PropertyType.APARTMENT] and e.price_max_manwon == 50000
+
+
+@pytest.mark.parametrize(
+    ("text", "not_in_data"),
+    [
+        ("방 두 개짜리 아파트 전세 서초구 5억 이하", ["방 개수"]),  # and "개짜리" is no complex's name
+        ("잠실 쪽에 애들 학교 가까운 아파트 전세 있을까요?", ["학군"]),
+    ],
+)
+def test_conditions_the_listings_cannot_check_are_named_not_taken_for_names(
+    text: str, not_in_data: list[str]
+) -> None:
+    read = extract_entities(text)
+    assert read.conditions_not_in_data == not_in_data and read.complexes_unknown == []

@@ -115,3 +115,12 @@ def test_listings_within_the_bounds_stated_lead_unless_the_market_level_is_asked
     bounded = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
     chosen = ["market_stats", "listing_search"]
     assert answering_first(StepWork("run-1", "s1", "검색", bounded, {}, attempt=1), chosen)[0] == lead
+
+
+def test_a_superlative_asked_leads_with_the_listing_that_is_it() -> None:
+    query = "송파구 원룸 월세 제일 싼 곳"
+    ranked = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
+    chosen = ["market_stats", "listing_search"]
+    assert (
+        answering_first(StepWork("run-1", "s1", "검색", ranked, {}, attempt=1), chosen)[0] == "listing_search"
+    )
