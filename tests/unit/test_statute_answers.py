@@ -189,3 +189,16 @@ def test_the_landlords_refusal_window_is_given_for_the_end_said() -> None:
     assert (answer.deadline(date(2027, 8, 31)) or "").startswith(
         "만기가 2027-08-31이면 2027-02-28부터 2027-06-30까지 임대인이 갱신거절이나 조건 변경을 통지해야 하고"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("집 계약할 때 필요한 서류가 뭐예요?", "계약할 때 챙길 것"),
+        ("부모님 집에 같이 사는데 무주택인가요?", "무주택의 기준"),
+    ],
+)
+def test_questions_of_practice_find_their_subject(question: str, subject: str) -> None:
+    answer = answer_for(question)
+    assert answer is not None and answer.subject == subject
+    assert answer_for("저는 무주택이에요") is None  # a fact told, not a question of the rule
