@@ -102,6 +102,12 @@ class Constraints:
     ranked_by: Ranking | None = None
 
 
+def rankings_asked(text: str) -> list[Ranking]:
+    """Every superlative or comparative the text asks for, in the catalogue's order: "제일 싼 거랑 제일
+    비싼 거" asks two, and no one listing answers it."""
+    return [r for r, words in _RANKINGS if words.search(normalize(text))]
+
+
 def read_constraints(text: str, today: date | None = None) -> Constraints:
     """The conditions the text puts on complexes; nothing when it puts none. Ages need `today`."""
     text = normalize(text)
@@ -110,7 +116,7 @@ def read_constraints(text: str, today: date | None = None) -> Constraints:
     walk = _walk(text)
     said = tuple(s for s in (households[2], built[2], walk[1]) if s)
     missing = tuple(name for name, words in _NOT_IN_DATA if re.search(words, text))
-    ranked = next((r for r, words in _RANKINGS if words.search(text)), None)
+    ranked = next(iter(rankings_asked(text)), None)
     return Constraints(households[0], households[1], built[0], built[1], walk[0], missing, said, ranked)
 
 

@@ -16,6 +16,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.results import StepResult
 from contracts.values import StepFocus, Team
+from services.housing.constraints import rankings_asked
 from services.platform.llm import LlmClient
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam, choose_by_rules
@@ -98,8 +99,9 @@ def answering_first(step: StepWork, names: list[str]) -> list[str]:
     count asked for, or listings asked for within a price bound, puts the listing total first."""
     bounded = any(getattr(step.entities, key) is not None for key in _BOUND_KEYS)
     asks_listings = bounded and (_LISTINGS_ASKED.search(step.query) or not _LEVEL_ASKED.search(step.query))
-    # "송파구 원룸 월세 제일 싼 곳": a superlative asks for the listing that is it
-    asks_listings = asks_listings or step.entities.ranked_by is not None
+    # "송파구 원룸 월세 제일 싼 곳": a superlative asks for the listing that is it; "제일 싼 거랑 제일 비싼
+    # 거" asks both ends, which the market's range gives
+    asks_listings = asks_listings or len(rankings_asked(step.query)) == 1
     if "listing_search" in names and (_COUNT_ASKED.search(f"{step.query} {step.task}") or asks_listings):
         return ["listing_search", *(n for n in names if n != "listing_search")]
     return names

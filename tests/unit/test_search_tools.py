@@ -124,3 +124,10 @@ def test_a_superlative_asked_leads_with_the_listing_that_is_it() -> None:
     assert (
         answering_first(StepWork("run-1", "s1", "검색", ranked, {}, attempt=1), chosen)[0] == "listing_search"
     )
+
+
+def test_both_ends_asked_are_the_markets_range() -> None:
+    query = "대치동 아파트 매매 제일 싼 거랑 제일 비싼 거 호가가 얼마예요?"
+    both = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
+    step = StepWork("run-1", "s1", "검색", both, {}, attempt=1)
+    assert answering_first(step, ["market_stats", "listing_search"])[0] == "market_stats"
