@@ -23,33 +23,37 @@ _CONTRACT_SENTENCE = re.compile(
 
 
 def looks_like_contract(text: str) -> bool:
-    """The question carries the contract itself: two clauses, one 특약 with its wording, or lines that
-    name both parties and the terms."""
+    """The question carries the contract itself: two clauses, one 특약 with its wording, clauses pasted
+    after the request ("검토해줘: 임차인은 …"), or lines that name both parties and the terms."""
     if len(_CLAUSE.findall(text)) >= 2:
         return True
     special = _SPECIAL_TERM.search(text)
     if special and len(text) - special.end() >= _CLAUSE_TEXT_CHARS:
         return True
-    pasted = _REVIEW_THEN_TEXT.search(text)
-    if pasted and _CONTRACT_SENTENCE.search(pasted["text"]):
-        return True
-    lines = [line for line in text.splitlines() if line.strip()]
-    parties = "임대인" in text and "임차인" in text
-    return parties and len(lines) >= _CONTRACT_LINES and bool(_TERMS.search(text))
+    return _pasted_after_request(text) is not None or _names_parties_and_terms(text)
 
 
 def contract_body(text: str) -> str:
     """The contract's own words: what follows the request when the wording was pasted after a colon
     ("계약서 검토해줘: 임차인은 …"), else the whole text."""
-    pasted = _REVIEW_THEN_TEXT.search(text)
-    return pasted["text"].strip() if pasted and _CONTRACT_SENTENCE.search(pasted["text"]) else text
+    return _pasted_after_request(text) or text
 
 
 def is_whole_contract(text: str) -> bool:
     """A whole contract rather than a few 특약: its articles ("제1조 … 제2조 …"), or lines naming both
     parties and the terms. Only a whole contract can lack a clause; a few pasted 특약 are reviewed as
     they stand."""
-    articles = len(re.findall(r"제\s*\d+\s*조", text))
+    return len(re.findall(r"제\s*\d+\s*조", text)) >= 2 or _names_parties_and_terms(text)
+
+
+def _pasted_after_request(text: str) -> str | None:
+    """The clauses after "검토해줘:", when what follows the colon is in a contract's voice."""
+    pasted = _REVIEW_THEN_TEXT.search(text)
+    return pasted["text"].strip() if pasted and _CONTRACT_SENTENCE.search(pasted["text"]) else None
+
+
+def _names_parties_and_terms(text: str) -> bool:
+    """Lines of their own naming both parties and the terms: a contract pasted whole."""
     lines = [line for line in text.splitlines() if line.strip()]
     parties = "임대인" in text and "임차인" in text
-    return articles >= 2 or (parties and len(lines) >= _CONTRACT_LINES and bool(_TERMS.search(text)))
+    return parties and len(lines) >= _CONTRACT_LINES and bool(_TERMS.search(text))

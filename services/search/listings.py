@@ -19,6 +19,7 @@ minutes to the asked station when one was; otherwise by household count (big com
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -519,15 +520,51 @@ def ranked_first(f: ListingFilters, row: ListingRow) -> str | None:
             return f"가장 낮은 호가는 {row.name} {per}{won_text(low)}"
         case Ranking.PRICIEST if high is not None:
             return f"가장 높은 호가는 {row.name} {per}{won_text(high)}"
-        case Ranking.NEAREST if row.walk_min is not None:
-            return f"역에서 가장 가까운 곳은 {row.name}({row.station} 도보 {row.walk_min}분)"
-        case Ranking.LARGEST if row.households is not None:
-            return f"세대수가 가장 많은 곳은 {row.name}({row.households:,}세대)"
-        case Ranking.NEWEST if row.completion_ym:
-            return f"가장 최근에 준공된 곳은 {row.name}({row.completion_ym} 준공)"
-        case Ranking.OLDEST if row.completion_ym:
-            return f"가장 오래된 곳은 {row.name}({row.completion_ym} 준공)"
-    return None
+    return ranked_said(ranked, row) if ranked in RANKED_BY_FIGURE else None
+
+
+class Ranked(Protocol):
+    """A listing row or a named complex: what a ranking other than price reads."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def station(self) -> str | None: ...
+    @property
+    def walk_min(self) -> int | None: ...
+    @property
+    def households(self) -> int | None: ...
+    @property
+    def completion_ym(self) -> str | None: ...
+
+
+def _walk(r: Ranked) -> str | None:
+    return f"{r.station} 도보 {r.walk_min}분" if r.walk_min is not None else None
+
+
+def _households(r: Ranked) -> str | None:
+    return f"{r.households:,}세대" if r.households is not None else None
+
+
+def _built(r: Ranked) -> str | None:
+    return f"{r.completion_ym} 준공" if r.completion_ym else None
+
+
+# The rankings by a figure other than price: what the first is called and how its figure is said, for a
+# listing's first row and for named complexes compared alike.
+RANKED_BY_FIGURE: dict[Ranking, tuple[str, Callable[[Ranked], str | None]]] = {
+    Ranking.NEAREST: ("역에서 가장 가까운 곳", _walk),
+    Ranking.LARGEST: ("세대수가 가장 많은 곳", _households),
+    Ranking.NEWEST: ("가장 최근에 준공된 곳", _built),
+    Ranking.OLDEST: ("가장 오래된 곳", _built),
+}
+
+
+def ranked_said(ranked: Ranking, first: Ranked) -> str | None:
+    """'역에서 가장 가까운 곳은 리센츠(잠실새내역 도보 2분)'; None when its figure is unknown."""
+    what, figure = RANKED_BY_FIGURE[ranked]
+    said = figure(first)
+    return f"{what}은 {first.name}({said})" if said else None
 
 
 def _sort_note(f: ListingFilters) -> str:

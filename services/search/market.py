@@ -17,6 +17,7 @@ from services.housing.text import subject_particle, topic_particle, with_particl
 from services.platform.team import StepWork
 from services.search.listings import (
     DEAL_KO,
+    RANKED_BY_FIGURE,
     SNAPSHOT_CAVEAT,
     SNAPSHOT_DATE,
     SNAPSHOT_SOURCE,
@@ -29,6 +30,7 @@ from services.search.listings import (
     coverage_gap,
     filters_from_step,
     not_listed,
+    ranked_said,
     said_first,
 )
 from services.search.market_samples import (
@@ -333,31 +335,12 @@ def complexes_compared(
     )
 
 
-def _walk(c: NamedComplex) -> str | None:
-    return f"{c.station} 도보 {c.walk_min}분" if c.station and c.walk_min is not None else None
-
-
-def _households(c: NamedComplex) -> str | None:
-    return f"{c.households:,}세대" if c.households else None
-
-
-def _built(c: NamedComplex) -> str | None:
-    return f"{c.completion_ym} 준공" if c.completion_ym else None
-
-
-# What a comparison of named complexes may be asked by besides price: the order (best first) and how
-# each complex's value is said.
-_COMPARED_BY: dict[
-    Ranking, tuple[str, Callable[[NamedComplex], int], Callable[[NamedComplex], str | None]]
-] = {
-    Ranking.NEAREST: ("역에서 가장 가까운 곳", lambda c: c.walk_min or 0, _walk),
-    Ranking.LARGEST: ("세대수가 가장 많은 곳", lambda c: -(c.households or 0), _households),
-    Ranking.NEWEST: (
-        "가장 최근에 준공된 곳",
-        lambda c: -int((c.completion_ym or "0").replace("-", "")),
-        _built,
-    ),
-    Ranking.OLDEST: ("가장 오래된 곳", lambda c: int((c.completion_ym or "9999").replace("-", "")), _built),
+# The order of named complexes compared by a figure, best first (the listings' SQL orders its rows alike).
+_COMPARED_ORDER: dict[Ranking, Callable[[NamedComplex], int]] = {
+    Ranking.NEAREST: lambda c: c.walk_min or 0,
+    Ranking.LARGEST: lambda c: -(c.households or 0),
+    Ranking.NEWEST: lambda c: -int((c.completion_ym or "0").replace("-", "")),
+    Ranking.OLDEST: lambda c: int((c.completion_ym or "9999").replace("-", "")),
 }
 
 
@@ -365,20 +348,19 @@ def compared_by(named: list[NamedComplex], ranked_by: Ranking | None) -> str | N
     """'도곡렉슬 · 타워팰리스1차 중 역에서 가장 가까운 곳은 도곡렉슬(한티역 도보 3분)이고, 타워팰리스1차는
     매봉역 도보 6분입니다.' for a comparison asked by distance, size or age; None for one by price (the
     price headline answers it) or when the snapshot lacks the figure for every complex."""
-    if ranked_by not in _COMPARED_BY:
+    if ranked_by is None or ranked_by not in RANKED_BY_FIGURE:
         return None
-    what, key, said = _COMPARED_BY[ranked_by]
-    known = [c for c in named if said(c)]
+    figure = RANKED_BY_FIGURE[ranked_by][1]
+    known = sorted((c for c in named if figure(c)), key=_COMPARED_ORDER[ranked_by])
     if not known:
         return None
-    ordered = sorted(known, key=key)
-    best, rest = ordered[0], ordered[1:]
-    others = ", ".join(f"{c.name}{topic_particle(c.name)} {said(c)}" for c in rest)
+    best, rest = known[0], known[1:]
+    others = ", ".join(f"{c.name}{topic_particle(c.name)} {figure(c)}" for c in rest)
     unknown = [c.name for c in named if c not in known]
     missing = f" ({'·'.join(unknown)}은(는) 스냅샷에 자료가 없습니다)" if unknown else ""
     tail = f"이고, {others}입니다" if others else "입니다"
     names = " · ".join(c.name for c in named)
-    return f"{names} 중 {what}은 {best.name}({said(best)}){tail}{missing}."
+    return f"{names} 중 {ranked_said(ranked_by, best)}{tail}{missing}."
 
 
 def _named_data(c: NamedComplex, deal_type: str) -> dict[str, Any]:
