@@ -294,9 +294,10 @@ def parse_won(text: str) -> int:
     return round(value * MANWON)
 
 
-def korean_amount_words(won: int) -> str:
-    """350_000_000 -> '삼억오천만'. 일 is written before 만/억/조 (일억, 일만) as contracts do, so
-    nothing can be prefixed to the amount later; before 십/백/천 it is dropped, as Korean reads."""
+def korean_amount_words(won: int, *, formal: bool = False) -> str:
+    """350_000_000 -> '삼억오천만'. 일 is written before 만/억/조 (일억, 일만); before 십/백/천 it is
+    dropped, as Korean reads, unless `formal`: a contract writes 일천 and 일백 (금 일억일천만원정) so that
+    no figure can be slipped in later (팔억천만 -> 팔억이천만); 십 stays bare (금 십오만원정), as it is written."""
     if won < 0:
         raise ValueError("금액은 0 이상이어야 합니다")
     if won == 0:
@@ -305,17 +306,18 @@ def korean_amount_words(won: int) -> str:
     for unit_name, unit in (("조", 10**12), ("억", 10**8), ("만", 10**4), ("", 1)):
         group, won = divmod(won, unit)
         if group:
-            words.append(_group_words(group) + unit_name)
+            words.append(_group_words(group, formal) + unit_name)
     return "".join(words)
 
 
-def _group_words(group: int) -> str:
+def _group_words(group: int, formal: bool) -> str:
     """A number below 10,000 in words: 3456 -> '삼천사백오십육', 1 -> '일'."""
     words = []
     for unit_name, unit in (("천", 1000), ("백", 100), ("십", 10)):
         digit, group = divmod(group, unit)
         if digit:
-            words.append(("" if digit == 1 else DIGIT_WORDS[digit]) + unit_name)
+            bare = digit == 1 and not (formal and unit_name != "십")
+            words.append(("" if bare else DIGIT_WORDS[digit]) + unit_name)
     if group:
         words.append(DIGIT_WORDS[group])
     return "".join(words)
@@ -323,7 +325,7 @@ def _group_words(group: int) -> str:
 
 def contract_amount(won: int) -> str:
     """How the 표준계약서 writes a sum: '금 삼억오천만원정(₩350,000,000)'."""
-    return f"금 {korean_amount_words(won)}원정(₩{won:,})"
+    return f"금 {korean_amount_words(won, formal=True)}원정(₩{won:,})"
 
 
 # ---- writing money for people -------------------------------------------------------------------------

@@ -170,6 +170,9 @@ def test_negative_amounts_have_no_words() -> None:
 def test_contract_amount_in_words_and_digits() -> None:
     assert contract_amount(350_000_000) == "금 삼억오천만원정(₩350,000,000)"
     assert contract_amount(500_000) == "금 오십만원정(₩500,000)"
+    # 일천 and 일백, so no figure can be slipped in before them later; 십 as it is written.
+    assert contract_amount(810_000_000) == "금 팔억일천만원정(₩810,000,000)"
+    assert contract_amount(11_100_000) == "금 일천일백십만원정(₩11,100,000)"
 
 
 @pytest.mark.parametrize(
