@@ -120,6 +120,28 @@ def demanded_of(text: str, earlier: QueryEntities) -> dict[str, int]:
     return {}
 
 
+# The money facts a bare figure can set, and the lease group's other member kept beside the one corrected.
+_MONEY_FACTS = ("deposit_manwon", "monthly_rent_manwon", "income_manwon", "sale_price_manwon")
+
+
+def corrected_by(reading: QueryEntities, earlier: QueryEntities) -> dict[str, int]:
+    """A turn that only tells one bare amount ("아 아니다 2억 2천이에요", "2억 2천이요") after money facts
+    were stated corrects the one it is nearest to by ratio (2억 2천 is the deposit beside 2억, never a rent of
+    40), the rest of its group kept as stated. Nothing when the turn names what the amount is, or when
+    no money fact was stated before."""
+    if len(reading.amounts_manwon) != 1 or any(_group_stated(reading, g) for g in FACT_GROUPS):
+        return {}
+    stated = {name: value for name in _MONEY_FACTS if (value := getattr(earlier, name)) is not None}
+    if not stated:
+        return {}
+    value = reading.amounts_manwon[0]
+    field = min(stated, key=lambda f: max(value, stated[f]) / max(1, min(value, stated[f])))
+    group = next(g for g in FACT_GROUPS if field in g)
+    return {name: getattr(earlier, name) for name in group if getattr(earlier, name) is not None} | {
+        field: value
+    }
+
+
 def noted(entities: QueryEntities) -> str | None:
     """The sentence for facts stated with nothing asked ('연봉 4천이에요'): the next question is answered
     with them, so say so."""

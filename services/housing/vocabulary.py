@@ -87,3 +87,14 @@ def only_tells(text: str) -> bool:
         and ASKING.search(text) is None
         and _REPORTED.search(text) is None
     )
+
+
+# What the listings record of a complex, asked of one named or pointed at ("래미안퍼스티지 세대수
+# 몇이에요?", "거기 몇 년에 지어졌어요?", "그 단지 역까지 몇 분?"): a market question, though 세대수 is a
+# statute word too.
+COMPLEX_FACTS_ASKED = re.compile(
+    r"세대\s*수|몇\s*세대|준공|지어진|지어졌|몇\s*년\s*(?:도|차|에\s*지)|연식|입주\s*(?:년|연도)"
+    r"|(?:역|지하철)\S{0,3}\s*(?:까지|에서|가깝|멀|몇)|도보|걸어서|몇\s*분|용적률|몇\s*동|몇\s*평|평형|면적"
+)
+# Words that point at what was named a turn before ("거기", "그 단지", "그 아파트는요").
+POINTS_BACK = re.compile(r"^\s*(?:거기|그곳|그\s*(?:단지|아파트|오피스텔|곳|동네|집))")

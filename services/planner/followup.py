@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
-from services.housing.conversation import demanded_of
+from services.housing.conversation import corrected_by, demanded_of
 from services.housing.entities import extract_entities
 from services.housing.places import default_gazetteer, regions_named
 from services.housing.text import normalize
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS
+from services.housing.vocabulary import BROKERAGE_FEE_WORDS, POINTS_BACK, only_tells
 from services.planner.intents import find_hits
 
 MAX_FOLLOW_UP_CHARS = 30
@@ -57,7 +57,11 @@ def is_follow_up(query: str, previous: PriorTurn | None, entities: QueryEntities
     text = normalize(query).strip()
     if previous is None or previous.intent.type in _NOT_PLANNABLE:
         return False
-    if not text or len(text) > MAX_FOLLOW_UP_CHARS or not _SHAPE.search(text):
+    if not text or len(text) > MAX_FOLLOW_UP_CHARS:
+        return False
+    if POINTS_BACK.search(text):  # "거기 세대수는요?": what it points at is the previous question's
+        return True
+    if not _SHAPE.search(text):
         return False
     entities = entities if entities is not None else extract_entities(text)
     return (
@@ -91,6 +95,15 @@ def demand_from_before(text: str, named: QueryEntities, previous: PriorTurn | No
     lease = {"deposit_manwon": before.deposit_manwon, "monthly_rent_manwon": before.monthly_rent_manwon}
     figures = [v for v in (*lease.values(), *asked.values()) if v is not None]
     return named.model_copy(update={**lease, **asked, "amounts_manwon": figures})
+
+
+def correction_from_before(text: str, named: QueryEntities, previous: PriorTurn | None) -> QueryEntities:
+    """A turn that only tells a bare figure ("아 아니다 2억 2천이에요") after the person stated their lease or
+    income corrects that fact (conversation.corrected_by): it is told, not asked, and later turns use it."""
+    if previous is None or not only_tells(text):
+        return named
+    corrected = corrected_by(named, previous_entities(previous))
+    return named.model_copy(update=corrected) if corrected else named
 
 
 def previous_entities(previous: PriorTurn) -> QueryEntities:

@@ -34,7 +34,14 @@ from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
-from services.housing.vocabulary import AUCTION_CLAIM, BROKERAGE_FEE_WORDS, JUDGED, JUDGED_WORDS, only_tells
+from services.housing.vocabulary import (
+    AUCTION_CLAIM,
+    BROKERAGE_FEE_WORDS,
+    COMPLEX_FACTS_ASKED,
+    JUDGED,
+    JUDGED_WORDS,
+    only_tells,
+)
 
 if TYPE_CHECKING:
     from services.planner.evidence import Neighbour
@@ -483,9 +490,12 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
     # A price the person asks to be judged ("12억이면 바가지 아닌가요?") is no bound, but is a price named.
     priced = priced or bool(entities.amounts_manwon and JUDGED.search(text))
     # A condition on complexes (세대수, 준공, 도보 분) is asked only of listings, and so are two
-    # complexes set side by side ("헬리오시티랑 잠실엘스"): each decides by itself.
+    # complexes set side by side ("헬리오시티랑 잠실엘스") and what the listings record of one named
+    # ("래미안퍼스티지 세대수 몇이에요?"): each decides by itself.
     conditions = DECIDING_WEIGHT * (
-        stated_with_figures(entities.conditions_said) or len(entities.complexes) > 1
+        stated_with_figures(entities.conditions_said)
+        or len(entities.complexes) > 1
+        or bool(entities.complexes and COMPLEX_FACTS_ASKED.search(text))
     )
     named_place = named_place or any(c in compact(text) for c in entities.complexes)
     return (

@@ -142,6 +142,7 @@ def plan_by_rules(
     else:
         entities = followup.fee_inputs_from_before(text, named, previous)
         entities = followup.demand_from_before(text, entities, previous)
+        entities = followup.correction_from_before(text, entities, previous)
         intent = classify(text, entities, evidence)
         step_ids = _step_ids(intent.type, text, entities)
         previous_query, context = None, text

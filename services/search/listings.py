@@ -560,6 +560,12 @@ RANKED_BY_FIGURE: dict[Ranking, tuple[str, Callable[[Ranked], str | None]]] = {
 }
 
 
+def recorded_facts(r: Ranked) -> list[str]:
+    """What the listings record of a complex besides prices, as said: '5,678세대', '2008-09 준공',
+    '잠실새내역 도보 6분' (those known)."""
+    return [said for figure in (_households, _built, _walk) if (said := figure(r))]
+
+
 def ranked_said(ranked: Ranking, first: Ranked) -> str | None:
     """'역에서 가장 가까운 곳은 리센츠(잠실새내역 도보 2분)'; None when its figure is unknown."""
     what, figure = RANKED_BY_FIGURE[ranked]

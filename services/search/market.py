@@ -31,6 +31,7 @@ from services.search.listings import (
     filters_from_step,
     not_listed,
     ranked_said,
+    recorded_facts,
     said_first,
 )
 from services.search.market_samples import (
@@ -264,12 +265,14 @@ def around_complex(f: ListingFilters, c: NamedComplex) -> ListingFilters:
 
 
 def complex_headline(c: NamedComplex, deal_type: str) -> str:
-    """The complex's own asking range for the deal type, with where it is and its size:
-    '헬리오시티(송파구 가락동 아파트, 9,510세대) 전세 호가는 6억 9,000만원부터 26억 5,000만원까지입니다…'"""
+    """The complex's own asking range for the deal type, with where it is and what the listings record of
+    it (asked of it, "거기 몇 년에 지어졌어요?", these are the answer): '헬리오시티(송파구 가락동 아파트,
+    9,510세대, 2018-12 준공, 송파역 도보 7분) 전세 호가는 6억 9,000만원부터 26억 5,000만원까지입니다…'"""
     lo, hi = c.ranges.get(deal_type, (None, None))
     deal = DEAL_KO.get(deal_type, deal_type)
-    households = f", {c.households:,}세대" if c.households else ""
-    who = f"{c.name}({c.gu} {c.dong} {TYPE_KO.get(c.property_type, c.property_type)}{households}) {deal}"
+    kind = TYPE_KO.get(c.property_type, c.property_type)
+    about = ", ".join([f"{c.gu} {c.dong} {kind}", *recorded_facts(c)])
+    who = f"{c.name}({about}) {deal}"
     count = c.listings.get(deal_type, 0)
     if lo is None and hi is None:
         listed = f"매물 {count}건이 있으나 호가는 없습니다" if count else "매물이 없습니다"

@@ -214,8 +214,8 @@ async def test_a_named_complex_is_answered_with_its_own_range_first(ctx: Ctx) ->
     query = "헬리오시티 전세 호가 얼마부터 얼마까지 나와있어요?"
     result = await market_stats(ctx, step({"deal_type": "jeonse"}, query=query))
     assert result.headline == (
-        "헬리오시티(송파구 가락동 아파트, 9,510세대) 전세 호가는 6억 9,000만원부터 26억 5,000만원까지입니다"
-        "(매물 601건)."
+        "헬리오시티(송파구 가락동 아파트, 9,510세대, 2018-12 준공, 송파역 도보 7분) 전세 호가는 "
+        "6억 9,000만원부터 26억 5,000만원까지입니다(매물 601건)."
     )
     assert (figure(result, "헬리오시티 전세 최저 호가"), figure(result, "헬리오시티 전세 최고 호가")) == (
         69000,

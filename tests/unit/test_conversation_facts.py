@@ -11,8 +11,17 @@ from contracts.entities import QueryEntities
 from contracts.steps import StepInputs, plan_inputs
 from contracts.values import Intent, IntentType
 from services.document.common.draft import turns_said
-from services.housing.conversation import demanded_of, facts_stated, noted, said_before, with_earlier_facts
+from services.housing.conversation import (
+    corrected_by,
+    demanded_of,
+    facts_stated,
+    noted,
+    reading_of,
+    said_before,
+    with_earlier_facts,
+)
 from services.housing.entities import extract_entities
+from services.housing.money import format_manwon
 from services.planner.followup import PriorTurn
 from services.planner.plan_rules import plan_by_rules
 from services.planner.remembered import Remembered, intent_remembering, steps_remembering
@@ -172,3 +181,54 @@ def test_a_homes_count_said_earlier_reaches_the_tax_question() -> None:
     merged, taken = with_earlier_facts(extract_entities("9억 아파트 사면 취득세는?"), {"house_count": 1})
     assert merged.house_count == 1 and taken == ["house_count"]
     assert said_before(merged, taken) == "앞서 말씀하신 1주택 기준입니다."
+
+
+def _said(manwon: int, form: int) -> str:
+    """An amount as people write it: '2억 2,000만원', '2억 2천', '22000만원'."""
+    eok, rest = divmod(manwon, 10_000)
+    if form == 0 or not eok or rest % 1000:
+        return format_manwon(manwon)
+    if form == 1:
+        return f"{eok}억 {rest // 1000}천" if rest else f"{eok}억"
+    return f"{manwon}만원"
+
+
+@given(
+    deposit=st.integers(min_value=1_000, max_value=100_000).map(lambda d: d // 1000 * 1000),
+    rent=st.sampled_from([None, 30, 60, 120]),
+    change=st.sampled_from([0.8, 0.9, 1.1, 1.25]),
+    form=st.integers(0, 2),
+    opening=st.sampled_from(["아 아니다 ", "아 잘못 말했어요, ", "정정할게요 ", ""]),
+    ending=st.sampled_from(["이에요", "이요", "입니다"]),
+)
+def test_a_bare_figure_told_after_the_lease_corrects_the_deposit_and_keeps_the_rent(
+    deposit: int, rent: int | None, change: float, form: int, opening: str, ending: str
+) -> None:
+    """'전세 보증금 2억에 살아요', then '아 아니다 2억 2천이에요': the deposit is 2억 2천 from then on."""
+    lease = QueryEntities(deposit_manwon=deposit, monthly_rent_manwon=rent)
+    corrected = round(deposit * change / 1000) * 1000
+    told = extract_entities(f"{opening}{_said(corrected, form)}{ending}")
+    assert corrected_by(told, lease) == {"deposit_manwon": corrected} | (
+        {"monthly_rent_manwon": rent} if rent else {}
+    )
+
+
+def test_a_correction_is_told_not_asked_and_the_next_turn_uses_it() -> None:
+    stated = plan_by_rules("전세 보증금 2억에 살고 있어요")
+    correction = plan_by_rules(
+        "아 아니다 2억 2천이에요", PriorTurn("전세 보증금 2억에 살고 있어요", stated.intent)
+    )
+    assert (correction.intent.type, correction.steps) == (IntentType.UNCLEAR, [])
+    assert (
+        noted(reading_of(correction.intent.entities))
+        == "말씀하신 보증금 2억 2,000만원을 기억해 두고 다음 질문에 쓰겠습니다."
+    )
+    facts = facts_stated(reading_of(p.intent.entities) for p in (stated, correction))
+    assert facts == {"deposit_manwon": 22_000}
+
+
+def test_a_figure_with_its_own_name_or_without_a_fact_before_corrects_nothing() -> None:
+    lease = QueryEntities(deposit_manwon=20_000)
+    assert corrected_by(extract_entities("월세 60이에요"), lease) == {}  # names what it is: a fact of its own
+    assert corrected_by(extract_entities("2억 2천이에요"), QueryEntities()) == {}
+    assert corrected_by(extract_entities("2억이나 3억 정도요"), lease) == {}  # two figures: no correction

@@ -126,3 +126,21 @@ def test_a_follow_up_asking_for_a_task_by_name_is_that_task_with_the_question_be
     assert plan.intent.type is I.CONTRACT_CREATION
     assert [s.step_id for s in plan.steps] == ["draft-lease"]
     assert plan.steps[0].inputs["previous_query"] == before.query
+
+
+@pytest.mark.parametrize(
+    "text", ["거기 세대수는 몇 세대예요?", "거기 몇 년에 지어졌어요?", "그 단지 지하철역까지 몇 분이에요?"]
+)
+def test_a_question_pointing_back_asks_about_the_complex_named_before(text: str) -> None:
+    """'잠실엘스 매매 시세 알려줘', then '거기 세대수는요?': the listings hold the answer, not the statutes
+    (세대수 is a word of 주택법 too)."""
+    before = turn("잠실엘스 매매 시세 알려줘")
+    plan = plan_by_rules(text, before)
+    assert plan.intent.type is I.MARKET_INQUIRY
+    assert plan.intent.entities["complexes"] == ["잠실엘스"]
+    assert [s.step_id for s in plan.steps] == ["search-market"]
+
+
+def test_what_the_listings_record_of_a_complex_named_is_a_market_question() -> None:
+    assert plan_by_rules("래미안퍼스티지 세대수 몇이에요?").intent.type is I.MARKET_INQUIRY
+    assert plan_by_rules("세대수 증가형 리모델링은 언제 허가받아요?").intent.type is I.LEGAL_CONSULT

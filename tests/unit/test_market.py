@@ -3,6 +3,7 @@ region splits, the contract-price window and the result's wording."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -188,6 +189,14 @@ def test_a_named_complex_is_answered_with_its_own_range() -> None:
         "월 30만원부터 월 700만원까지입니다(매물 675건)."
     )
     assert "호가는 없습니다" in complex_headline(HELIO, "short_term")
+
+
+def test_a_named_complex_says_what_the_listings_record_of_it() -> None:
+    """'거기 몇 년에 지어졌어요?', '그 단지 역까지 몇 분?': the complex's line is the answer."""
+    recorded = replace(HELIO, station="송파역", walk_min=7, completion_ym="2018-12")
+    assert complex_headline(recorded, "jeonse").startswith(
+        "헬리오시티(송파구 가락동 아파트, 9,510세대, 2018-12 준공, 송파역 도보 7분) 전세 호가는"
+    )
 
 
 def test_the_complex_comes_first_and_the_statistics_of_its_dong_after() -> None:
