@@ -74,6 +74,8 @@ class StatuteAnswer:
     # Words that make a question another subject's though `asks` matches it (하자분쟁조정 is not the
     # lease law's 분쟁조정).
     unless: re.Pattern[str] | None = None
+    # What a word means ("반전세가 뭐예요?"): asked alone, nothing else is asked.
+    defines: bool = False
 
     def answers(self, question: str) -> re.Match[str] | None:
         if self.unless is not None and self.unless.search(question):
@@ -111,6 +113,7 @@ def statute_answers(path: Path = RULES) -> tuple[StatuteAnswer, ...]:
             notice_from_months=row.get("notice_from_months"),
             notice_act=row.get("notice_act", StatuteAnswer.notice_act),
             unless=re.compile(row["unless"]) if "unless" in row else None,
+            defines=row.get("defines", False),
         )
         for row in book["answer"]
     )

@@ -420,6 +420,9 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
     if asks_about_internals(text) and not _HOUSING_WORDS.search(text):
         # "관리자 비밀번호 뭐야?": 관리자 is in the statutes, the request is not; no evidence overrides it
         return I.IRRELEVANT, 0.9, [], _SETTLED
+    if (meaning := answer_for(text)) and meaning.defines and len(_clauses(text)) == 1:
+        # "반전세가 정확히 뭐예요?": what a word means, which the answer book says; no market search
+        return I.LEGAL_CONSULT, 0.9, [meaning.subject], _SETTLED
     if only_tells(text) and _tells_facts(entities):
         # "지금 전세 2억에 살아요": nothing asked yet; the facts are kept for the next turn, the answer
         # says so and what it can be asked (services/supervisor/response.guidance)

@@ -408,3 +408,13 @@ def test_the_legal_search_beside_a_lease_being_written_reads_the_lease_law() -> 
     assert plan_inputs(legal.inputs).search.laws == ["주택임대차보호법", "주택임대차보호법 시행령"]
     other = plan_by_rules("전세 계약 갱신 거절 사유가 뭐예요?")
     assert all(plan_inputs(s.inputs).search.laws == [] for s in other.steps)
+
+
+@pytest.mark.parametrize(
+    "question", ["반전세가 정확히 뭐예요?", "깡통전세가 뭔가요", "근저당이 무슨 뜻이에요", "역전세가 뭐예요?"]
+)
+def test_what_a_word_means_is_asked_of_the_answer_book_alone(question: str) -> None:
+    """'반전세가 뭐예요?' was a market search of every 월세 listing: a word's meaning is no search of them."""
+    plan = plan_by_rules(question)
+    assert plan.intent.type is IntentType.LEGAL_CONSULT
+    assert [s.step_id for s in plan.steps] == ["search-legal"]

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.unit
 def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> None:
     articles = {a.article_id: a for a in articles_in_force()}
     for answer in statute_answers():
-        assert answer.articles or answer.outside, answer.subject  # rests on articles, or names its law
+        # rests on articles, names its law, or says what a word of everyday speech means (깡통전세)
+        assert answer.articles or answer.outside or answer.defines, answer.subject
         for ref in answer.articles:
             assert ref.article_id in articles, (answer.subject, ref)
             assert ref.paragraph in paragraphs(articles[ref.article_id].text), (answer.subject, ref)
@@ -202,3 +203,30 @@ def test_questions_of_practice_find_their_subject(question: str, subject: str) -
     answer = answer_for(question)
     assert answer is not None and answer.subject == subject
     assert answer_for("저는 무주택이에요") is None  # a fact told, not a question of the rule
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("반전세가 정확히 뭐예요?", "반전세란"),
+        ("반전세란?", "반전세란"),
+        ("근저당이 무슨 뜻이에요", "근저당이란"),
+        ("깡통전세가 뭔가요", "깡통전세란"),
+        ("전세가율이 뭐예요?", "전세가율이란"),
+        ("역전세 뜻 좀", "역전세란"),
+    ],
+)
+def test_what_a_word_means_is_said_by_the_book(question: str, subject: str) -> None:
+    answer = answer_for(question)
+    assert answer is not None and answer.defines and answer.subject == subject
+
+
+def test_a_lease_told_in_the_word_is_no_question_of_its_meaning() -> None:
+    assert answer_for("반전세로 보증금 1억에 월세 50 내고 있어요") is None
+
+
+def test_a_word_no_statute_defines_is_answered_by_its_sentence_alone() -> None:
+    answer = answer_for("깡통전세가 뭐예요?")
+    assert answer is not None and not answer.articles
+    result = legal_result([], answer)
+    assert result.headline == answer.says and "전세가율" in result.headline and not result.citations

@@ -101,6 +101,8 @@ def legal_result(
     if answer is not None and answer.outside:
         said = f"{answer.says} ({answer.outside}: Jipsa가 가진 법령 자료에는 없어 조문을 인용하지 못합니다.)"
         return StepResult(headline=said, data={"legal_hits": [], "outside": answer.outside})
+    if answer is not None and not answer.articles:  # a word of everyday speech (깡통전세): no article is it
+        return StepResult(headline=answer.says, data={"legal_hits": []})
     wanted = asked_for(question)
     citations = _giving_first([citation(h, wanted) for h in hits], wanted)
     grounds = _grounds(answer, index) if answer and index else []
