@@ -36,6 +36,11 @@ def test_every_answer_rests_on_articles_in_force_at_paragraphs_they_have() -> No
         ("월세 인상 한도가 몇 %예요?", "증액 상한"),
         ("반전세로 바꾸는데 월세로 돌리면 얼마까지 받을 수 있나요", "전월세 전환율"),
         ("소액임차인은 얼마까지 보호돼요?", "최우선변제"),
+        ("집주인이 보증금을 3월 말까지 준다고 했는데 안 주면 어떻게 해요?", "보증금을 돌려받지 못할 때"),
+        ("계약서 쓰기 전에 등기부등본에서 뭘 봐야 돼요?", "계약 전 확인 (전세사기 예방)"),
+        ("전입신고 하면 안 된다는 특약이 있어요 괜찮아요?", "임차인에게 불리한 특약"),
+        ("다음 달 10일에 이사하는데 전입신고는 언제까지 해야 돼요?", "전입신고 기한"),
+        ("이사하는 날 전입신고 하면 언제부터 보호돼요?", "대항력"),
         ("복비 말고 수고비를 더 달라는데 줘야 돼요?", "중개사의 금지행위"),
         ("월세 계약하면 신고해야 하나요?", "주택 임대차 신고"),
         ("중개사가 근저당 얘기를 일부러 안 하고 계약시켰어요", "중개사의 확인·설명 의무"),
@@ -230,3 +235,7 @@ def test_a_word_no_statute_defines_is_answered_by_its_sentence_alone() -> None:
     assert answer is not None and not answer.articles
     result = legal_result([], answer)
     assert result.headline == answer.says and "전세가율" in result.headline and not result.citations
+
+
+def test_a_rent_or_fee_not_paid_is_no_deposit_withheld() -> None:
+    assert answer_for("보증금 1억에 월세 50인데 관리비는 안 주는 거죠?") is None
