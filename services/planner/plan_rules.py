@@ -346,8 +346,9 @@ def _needs_loan_figures(hits: list[Hit], text: str, entities: QueryEntities) -> 
     """A loan question with the person's own figures (income, price) can be simulated, and so can one
     about the limit itself: the simulator says what sets it and what the rules allow this buyer."""
     loan = any(h.signal.topic is Topic.LOAN and h.signal.weight >= 3 for h in hits)
-    about_mortgage = _LIMIT_ASKED.search(text) and not _NOT_MORTGAGE.search(text)
-    return loan and (bool(entities.amounts_manwon) or bool(about_mortgage))
+    if not loan or _NOT_MORTGAGE.search(text):  # a 전세 loan's limit is its programme's (the loan search)
+        return False
+    return bool(entities.amounts_manwon) or bool(_LIMIT_ASKED.search(text))
 
 
 def _prices_given(entities: QueryEntities) -> bool:

@@ -255,6 +255,7 @@ def loan_result(
         terms_answer(book, query)
         or families_compared(candidates, query)
         or rates_answer(candidates, query)
+        or jeonse_limits_answer(candidates, ruled_out, who, query)
         or family_answer(candidates, ruled_out, query)
     )
     return StepResult(
@@ -312,6 +313,59 @@ def rates_answer(candidates: list[LoanEntry], query: str) -> str | None:
         names = ", ".join(f"{e.name}({e.provider})" for e in unpriced)
         said.append(f"{names}의 금리는 가진 자료에 없습니다: 취급 기관이 고시하는 금리를 확인하세요.")
     return " ".join(said) or None
+
+
+# How much can be borrowed ("전세 4억이면 전세대출 얼마까지 나와요?", "버팀목 한도"), not whether.
+_ASKS_LIMIT = re.compile(r"한도|얼마\s*(?:까지|나|정도)|최대|빌릴\s*수|나와요|나오나|나올까")
+# The snapshot and the person's places are in Seoul: a cap that differs by region is read for 수도권.
+_CAPITAL_AREA = "수도권"
+
+
+def jeonse_loan_limit(e: LoanEntry, deposit: int) -> str:
+    """What a 전세자금대출 lends on a deposit (만원) in the capital area, said: the lowest of its cap and
+    its share of the deposit ('최대 1억 6,000만원(보증금의 80%)입니다'), or that the deposit is over its
+    cap."""
+
+    def capital(label: str) -> int | None:
+        found = [lim for lim in e.limits if lim.label == label and lim.unit == "만원"]
+        area = [lim for lim in found if lim.applies_to and lim.applies_to.startswith(_CAPITAL_AREA)]
+        return int((area or found)[0].value) if found else None
+
+    deposit_cap, cap = capital("임차보증금 상한"), capital("대출한도")
+    if deposit_cap is not None and deposit > deposit_cap:
+        return f"임차보증금 상한 {won_text(deposit_cap)}을 넘어 받을 수 없습니다"
+    share = next((lim.value for lim in e.limits if lim.label == "보증금 대비 한도" and lim.unit == "%"), None)
+    if share is None:  # the share of the deposit is not in the data: only the cap can be said
+        return (
+            f"한도 {won_text(cap)}까지입니다(보증금 대비 비율은 가진 자료에 없습니다)"
+            if cap
+            else "한도 자료가 없습니다"
+        )
+    bounds = [(round(deposit * share / 100), f"보증금의 {share:g}%")]
+    bounds += [(cap, f"한도 {won_text(cap)}")] if cap is not None else []
+    amount, why = min(bounds)
+    return f"최대 {won_text(amount)}({why})입니다"
+
+
+def jeonse_limits_answer(
+    candidates: list[LoanEntry], ruled_out: dict[str, str], who: Applicant, query: str
+) -> str | None:
+    """'전세 4억원 기준(서울·수도권): 버팀목 전세자금대출은 임차보증금 상한 3억원을 넘어 받을 수 없습니다.
+    신혼부부 전용 버팀목 전세자금대출은 최대 3억원(한도 3억원)입니다. …': each 전세 programme's limit on the
+    deposit told, when the question asks how much; those the person's other figures rule out are said so."""
+    jeonse = [e for e in candidates if e.kind == "jeonse_loan"]
+    if who.deposit is None or not jeonse or not _ASKS_LIMIT.search(query):
+        return None
+    said = [
+        f"{e.name}{topic_particle(e.name)} {ruled_out[e.id]}에 걸립니다."
+        if e.id in ruled_out and not ruled_out[e.id].startswith("임차보증금 상한")
+        else f"{e.name}{topic_particle(e.name)} {jeonse_loan_limit(e, who.deposit)}."
+        for e in jeonse
+    ]
+    return (
+        f"전세 {won_text(who.deposit)} 기준(서울·수도권): {' '.join(said)} "
+        "소득·자산 요건과 보증기관 심사에 따라 더 낮아질 수 있습니다."
+    )
 
 
 def family_answer(candidates: list[LoanEntry], ruled_out: dict[str, str], query: str) -> str | None:

@@ -7,10 +7,14 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from contracts.entities import QueryEntities
 from services.document.loan.applicant import LoanApplicant, applicant_from_text
+from services.housing.entities import extract_entities
+from services.housing.money import format_manwon
 from services.search.loans import (
     LOAN_FILE,
     LoanBook,
@@ -212,3 +216,28 @@ def test_a_rate_asked_of_a_named_programme_is_answered_with_its_rate(book: LoanB
     assert "보금자리론(한국주택금융공사)의 금리는 가진 자료에 없습니다" in unpriced.headline
     # whether the person may have it is the other question
     assert "막히는 요건" in loan_result(book, "디딤돌 되나요? 금리는?", None, TODAY).headline
+
+
+def _limit_headline(book: LoanBook, query: str) -> str:
+    entities = extract_entities(query)
+    return loan_result(book, query, "jeonse", TODAY, entities).headline
+
+
+@given(deposit=st.integers(min_value=1_000, max_value=60_000).map(lambda d: d // 500 * 500))
+def test_a_jeonse_limit_asked_is_each_programmes_cap_share_or_refusal_on_that_deposit(deposit: int) -> None:
+    """'전세 N이면 전세대출 얼마까지 나와요?': 버팀목 in Seoul lends the lower of 1억 2,000만원 and 70% of the
+    deposit, and nothing on a deposit over 3억 (loan_programs.json); the answer says so for any deposit."""
+    book = load_loan_book()
+    said = _limit_headline(book, f"전세 {format_manwon(deposit)}이면 전세대출 얼마까지 나와요?")
+    general = said.split("버팀목 전세자금대출은 ", 1)[1].split(".")[0]
+    if deposit > 30_000:
+        assert general == "임차보증금 상한 3억원을 넘어 받을 수 없습니다"
+    else:
+        assert general.startswith(f"최대 {format_manwon(min(12_000, round(deposit * 0.7)))}(")
+
+
+def test_a_jeonse_limit_names_whom_other_figures_rule_out(book: LoanBook) -> None:
+    said = _limit_headline(book, "연봉 6천인데 전세 2억 대출 한도가 얼마예요?")
+    assert "버팀목 전세자금대출은 연소득 상한 5,000만원에 걸립니다" in said
+    assert "신혼부부 전용 버팀목 전세자금대출은 최대 1억 6,000만원(보증금의 80%)입니다" in said
+    assert _limit_headline(book, "전세 2억 버팀목 되나요?").endswith("나머지 자격은 심사에서 확인합니다.")

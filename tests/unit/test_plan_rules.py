@@ -418,3 +418,9 @@ def test_what_a_word_means_is_asked_of_the_answer_book_alone(question: str) -> N
     plan = plan_by_rules(question)
     assert plan.intent.type is IntentType.LEGAL_CONSULT
     assert [s.step_id for s in plan.steps] == ["search-legal"]
+
+
+def test_a_jeonse_loans_limit_is_its_programmes_not_a_mortgage_simulation() -> None:
+    """'전세 4억이면 전세대출 얼마까지?' led with the 주담대 simulator's LTV and DSR."""
+    assert ids(plan_by_rules("전세 4억이면 전세대출 얼마까지 나와요?")) == ["search-loan"]
+    assert "simulate-loan" in ids(plan_by_rules("연봉 6천인데 6억 아파트 사면 대출 얼마나 나와요?"))
