@@ -38,6 +38,7 @@ class Ranking(StrEnum):
     PRICIEST = "priciest"
     NEAREST = "nearest"
     LARGEST = "largest"
+    SMALLEST = "smallest"
     NEWEST = "newest"
     OLDEST = "oldest"
 

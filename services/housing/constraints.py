@@ -64,10 +64,15 @@ _MOST = r"(?:제일|가장|젤|최고로|더)\s*"
 _RANKINGS: tuple[tuple[Ranking, re.Pattern[str]], ...] = (
     (Ranking.CHEAPEST, re.compile(rf"{_MOST}(?:싼|싸|저렴)|최저가")),
     (Ranking.PRICIEST, re.compile(rf"{_MOST}비싼|최고가")),
-    (Ranking.NEAREST, re.compile(rf"{_MOST}가까")),
+    # "지하철역 가까운 데 있어요?": near a station asks the nearest first, with or without 제일
+    (Ranking.NEAREST, re.compile(rf"{_MOST}가까|역\S{{0,3}}\s*가까운\s*(?:곳|데|단지|집|거|순)")),
     (
         Ranking.LARGEST,
         re.compile(rf"세대\s*수?\S{{0,2}}\s*{_MOST}많|{_MOST}(?:큰|많은)\s*단지|{_MOST}대단지"),
+    ),
+    (
+        Ranking.SMALLEST,
+        re.compile(rf"세대\s*수?\S{{0,2}}\s*{_MOST}적|{_MOST}(?:작은|적은)\s*단지|{_MOST}소단지"),
     ),
     (Ranking.NEWEST, re.compile(rf"{_MOST}(?:새|신축|최근|최신|늦게)")),
     (
@@ -108,6 +113,24 @@ def rankings_asked(text: str) -> list[Ranking]:
     return [r for r, words in _RANKINGS if words.search(normalize(text))]
 
 
+# A figure set side by side with no direction ("반포자이 vs 래미안퍼스티지 세대수 비교"): compared by it,
+# in the order people mean by it (more households, newer, nearer first).
+_COMPARED = re.compile(r"비교|차이|\bvs\b|대비|어때|어떤가", re.IGNORECASE)
+_FIGURES_COMPARED: tuple[tuple[Ranking, re.Pattern[str]], ...] = (
+    (Ranking.LARGEST, re.compile(r"세대\s*수|규모")),
+    (Ranking.NEWEST, re.compile(r"준공|연식|연차|지어진\s*(?:해|연도|년도)")),
+    (Ranking.NEAREST, re.compile(r"역\s*(?:까지|에서)?\s*(?:거리|도보)|역세권|지하철\s*거리")),
+)
+
+
+def figure_compared(text: str) -> Ranking | None:
+    """The figure a comparison is asked by when it names one and no direction ('세대수 비교')."""
+    text = normalize(text)
+    if not _COMPARED.search(text):
+        return None
+    return next((r for r, words in _FIGURES_COMPARED if words.search(text)), None)
+
+
 def read_constraints(text: str, today: date | None = None) -> Constraints:
     """The conditions the text puts on complexes; nothing when it puts none. Ages need `today`."""
     text = normalize(text)
@@ -116,7 +139,7 @@ def read_constraints(text: str, today: date | None = None) -> Constraints:
     walk = _walk(text)
     said = tuple(s for s in (households[2], built[2], walk[1]) if s)
     missing = tuple(name for name, words in _NOT_IN_DATA if re.search(words, text))
-    ranked = next(iter(rankings_asked(text)), None)
+    ranked = next(iter(rankings_asked(text)), None) or figure_compared(text)
     return Constraints(households[0], households[1], built[0], built[1], walk[0], missing, said, ranked)
 
 

@@ -297,7 +297,7 @@ def parse_won(text: str) -> int:
 def korean_amount_words(won: int, *, formal: bool = False) -> str:
     """350_000_000 -> '삼억오천만'. 일 is written before 만/억/조 (일억, 일만); before 십/백/천 it is
     dropped, as Korean reads, unless `formal`: a contract writes 일천 and 일백 (금 일억일천만원정) so that
-    no figure can be slipped in later (팔억천만 -> 팔억이천만); 십 stays bare (금 십오만원정), as it is written."""
+    no figure can be slipped in later (팔억천만 -> 팔억이천만); 십 stays bare (금 십오만원정), as written."""
     if won < 0:
         raise ValueError("금액은 0 이상이어야 합니다")
     if won == 0:

@@ -302,14 +302,6 @@ def _one_room_select(f: ListingFilters) -> str:
     )
 
 
-_RANKED_ORDER = {
-    Ranking.NEAREST: "walk_min ASC NULLS LAST",
-    Ranking.LARGEST: "households DESC NULLS LAST",
-    Ranking.NEWEST: "completion_ym DESC NULLS LAST",
-    Ranking.OLDEST: "completion_ym ASC NULLS LAST",
-}
-
-
 def order_by(f: ListingFilters) -> str:
     """A superlative asked orders first; else bounds asked sort by price, a station by the walk, and
     anything else by the size of the complex."""
@@ -319,8 +311,8 @@ def order_by(f: ListingFilters) -> str:
     if f.ranked_by is Ranking.PRICIEST:
         top = "rent_max" if price == "rent_min" else "price_max"
         return f"{top} DESC NULLS LAST, walk_min ASC NULLS LAST, listing_id"
-    if f.ranked_by in _RANKED_ORDER:
-        return f"{_RANKED_ORDER[f.ranked_by]}, households DESC NULLS LAST, listing_id"
+    if f.ranked_by in RANKED_BY_FIGURE:
+        return f"{RANKED_BY_FIGURE[f.ranked_by].order}, households DESC NULLS LAST, listing_id"
     if f.price_asked or f.rent_asked:
         price = "rent_min" if f.deal_type == "monthly" and f.rent_asked else "price_min"
         return f"{price} ASC NULLS LAST, walk_min ASC NULLS LAST, listing_id"
@@ -496,16 +488,6 @@ def asked_prices(f: ListingFilters) -> str:
     return bounds_text(f.deal_type, Bounds(f.price_min, f.price_max), Bounds(f.rent_min, f.rent_max))
 
 
-_RANKED_NOTE = {
-    Ranking.CHEAPEST: "가격이 낮은 순으로 정렬했습니다.",
-    Ranking.PRICIEST: "가격이 높은 순으로 정렬했습니다.",
-    Ranking.NEAREST: "역까지 도보 시간이 짧은 순으로 정렬했습니다.",
-    Ranking.LARGEST: "세대수가 많은 순으로 정렬했습니다.",
-    Ranking.NEWEST: "준공이 최근인 순으로 정렬했습니다.",
-    Ranking.OLDEST: "준공이 오래된 순으로 정렬했습니다.",
-}
-
-
 def ranked_first(f: ListingFilters, row: ListingRow) -> str | None:
     """What the superlative asked names: the first row found and the figure that puts it first. A 매매 or
     전세 price bound asks for the cheapest first too ("8억 이하로 있어요?")."""
@@ -521,6 +503,12 @@ def ranked_first(f: ListingFilters, row: ListingRow) -> str | None:
         case Ranking.PRICIEST if high is not None:
             return f"가장 높은 호가는 {row.name} {per}{won_text(high)}"
     return ranked_said(ranked, row) if ranked in RANKED_BY_FIGURE else None
+
+
+_PRICE_NOTES = {
+    Ranking.CHEAPEST: "가격이 낮은 순으로 정렬했습니다.",
+    Ranking.PRICIEST: "가격이 높은 순으로 정렬했습니다.",
+}
 
 
 class Ranked(Protocol):
@@ -550,13 +538,59 @@ def _built(r: Ranked) -> str | None:
     return f"{r.completion_ym} 준공" if r.completion_ym else None
 
 
-# The rankings by a figure other than price: what the first is called and how its figure is said, for a
-# listing's first row and for named complexes compared alike.
-RANKED_BY_FIGURE: dict[Ranking, tuple[str, Callable[[Ranked], str | None]]] = {
-    Ranking.NEAREST: ("역에서 가장 가까운 곳", _walk),
-    Ranking.LARGEST: ("세대수가 가장 많은 곳", _households),
-    Ranking.NEWEST: ("가장 최근에 준공된 곳", _built),
-    Ranking.OLDEST: ("가장 오래된 곳", _built),
+def _built_at(r: Ranked) -> int:
+    return int((r.completion_ym or "0").replace("-", ""))
+
+
+@dataclass(frozen=True)
+class ByFigure:
+    """A ranking by a figure other than price, one entry each: how listing rows are ordered (SQL), how
+    named complexes are (best first, `key` ascending over those whose figure is known), what the first
+    is called, how its figure is said, and the note on the order."""
+
+    order: str
+    key: Callable[[Ranked], int]
+    first: str
+    figure: Callable[[Ranked], str | None]
+    note: str
+
+
+RANKED_BY_FIGURE: dict[Ranking, ByFigure] = {
+    Ranking.NEAREST: ByFigure(
+        "walk_min ASC NULLS LAST",
+        lambda r: r.walk_min or 0,
+        "역에서 가장 가까운 곳",
+        _walk,
+        "역까지 도보 시간이 짧은 순으로 정렬했습니다.",
+    ),
+    Ranking.LARGEST: ByFigure(
+        "households DESC NULLS LAST",
+        lambda r: -(r.households or 0),
+        "세대수가 가장 많은 곳",
+        _households,
+        "세대수가 많은 순으로 정렬했습니다.",
+    ),
+    Ranking.SMALLEST: ByFigure(
+        "households ASC NULLS LAST",
+        lambda r: r.households or 0,
+        "세대수가 가장 적은 곳",
+        _households,
+        "세대수가 적은 순으로 정렬했습니다.",
+    ),
+    Ranking.NEWEST: ByFigure(
+        "completion_ym DESC NULLS LAST",
+        lambda r: -_built_at(r),
+        "가장 최근에 준공된 곳",
+        _built,
+        "준공이 최근인 순으로 정렬했습니다.",
+    ),
+    Ranking.OLDEST: ByFigure(
+        "completion_ym ASC NULLS LAST",
+        _built_at,
+        "가장 오래된 곳",
+        _built,
+        "준공이 오래된 순으로 정렬했습니다.",
+    ),
 }
 
 
@@ -568,14 +602,15 @@ def recorded_facts(r: Ranked) -> list[str]:
 
 def ranked_said(ranked: Ranking, first: Ranked) -> str | None:
     """'역에서 가장 가까운 곳은 리센츠(잠실새내역 도보 2분)'; None when its figure is unknown."""
-    what, figure = RANKED_BY_FIGURE[ranked]
-    said = figure(first)
-    return f"{what}은 {first.name}({said})" if said else None
+    by = RANKED_BY_FIGURE[ranked]
+    said = by.figure(first)
+    return f"{by.first}은 {first.name}({said})" if said else None
 
 
 def _sort_note(f: ListingFilters) -> str:
     if f.ranked_by is not None:
-        return _RANKED_NOTE[f.ranked_by]
+        by = RANKED_BY_FIGURE.get(f.ranked_by)
+        return by.note if by else _PRICE_NOTES[f.ranked_by]
     if f.price_asked or f.rent_asked:
         return "가격이 낮은 순으로 정렬했습니다."
     if f.stations:

@@ -4,7 +4,6 @@ asking ranges side by side."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -338,23 +337,15 @@ def complexes_compared(
     )
 
 
-# The order of named complexes compared by a figure, best first (the listings' SQL orders its rows alike).
-_COMPARED_ORDER: dict[Ranking, Callable[[NamedComplex], int]] = {
-    Ranking.NEAREST: lambda c: c.walk_min or 0,
-    Ranking.LARGEST: lambda c: -(c.households or 0),
-    Ranking.NEWEST: lambda c: -int((c.completion_ym or "0").replace("-", "")),
-    Ranking.OLDEST: lambda c: int((c.completion_ym or "9999").replace("-", "")),
-}
-
-
 def compared_by(named: list[NamedComplex], ranked_by: Ranking | None) -> str | None:
     """'도곡렉슬 · 타워팰리스1차 중 역에서 가장 가까운 곳은 도곡렉슬(한티역 도보 3분)이고, 타워팰리스1차는
     매봉역 도보 6분입니다.' for a comparison asked by distance, size or age; None for one by price (the
     price headline answers it) or when the snapshot lacks the figure for every complex."""
     if ranked_by is None or ranked_by not in RANKED_BY_FIGURE:
         return None
-    figure = RANKED_BY_FIGURE[ranked_by][1]
-    known = sorted((c for c in named if figure(c)), key=_COMPARED_ORDER[ranked_by])
+    by = RANKED_BY_FIGURE[ranked_by]
+    figure = by.figure
+    known = sorted((c for c in named if figure(c)), key=by.key)
     if not known:
         return None
     best, rest = known[0], known[1:]

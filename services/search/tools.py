@@ -100,8 +100,9 @@ def answering_first(step: StepWork, names: list[str]) -> list[str]:
     bounded = any(getattr(step.entities, key) is not None for key in _BOUND_KEYS)
     asks_listings = bounded and (_LISTINGS_ASKED.search(step.query) or not _LEVEL_ASKED.search(step.query))
     # "송파구 원룸 월세 제일 싼 곳": a superlative asks for the listing that is it; "제일 싼 거랑 제일 비싼
-    # 거" asks both ends, which the market's range gives
-    asks_listings = asks_listings or len(rankings_asked(step.query)) == 1
+    # 거" asks both ends, which the market's range gives, and "강남구랑 서초구 어디가 더 싸요?" which place
+    places = step.entities.gu + step.entities.dong
+    asks_listings = asks_listings or (len(rankings_asked(step.query)) == 1 and len(places) < 2)
     if "listing_search" in names and (_COUNT_ASKED.search(f"{step.query} {step.task}") or asks_listings):
         return ["listing_search", *(n for n in names if n != "listing_search")]
     return names

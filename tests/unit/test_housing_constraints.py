@@ -179,6 +179,9 @@ _SUPERLATIVES = {
     "지하철역까지 가장 가까운": Ranking.NEAREST,
     "세대수 제일 많은": Ranking.LARGEST,
     "가장 큰 단지인": Ranking.LARGEST,
+    "세대수 제일 적은": Ranking.SMALLEST,
+    "가장 작은 단지인": Ranking.SMALLEST,
+    "지하철역 가까운 곳": Ranking.NEAREST,
     "제일 새": Ranking.NEWEST,
     "가장 최근에 지은": Ranking.NEWEST,
 }
@@ -191,6 +194,9 @@ def test_a_superlative_asked_orders_what_is_found(said: str, lead: str, kind: st
     assert extract_entities(text, today=TODAY).ranked_by is _SUPERLATIVES[said]
 
 
-@pytest.mark.parametrize("text", ["송파구 아파트 전세 알려줘", "가까운 역 근처 원룸", "싼 아파트 있어요?"])
+@pytest.mark.parametrize(
+    "text",
+    ["송파구 아파트 전세 알려줘", "가까운 역 근처 원룸", "싼 아파트 있어요?", "잠실엘스랑 리센츠 전세 비교"],
+)
 def test_no_superlative_no_order_asked(text: str) -> None:
     assert read_constraints(text, TODAY).ranked_by is None

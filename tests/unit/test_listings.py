@@ -325,6 +325,11 @@ def test_a_superlative_orders_the_rows_and_the_first_row_answers_it() -> None:
     newest = filters_from(extract_entities("서초구 가장 최근에 지은 아파트 전세"))
     assert order_by(newest).startswith("completion_ym DESC")
     assert "세대수가 많은 순" not in (listing_result(newest, 1, []).findings[1])
+    fewest = filters_from(extract_entities("강남구 아파트 전세 10억 넘는 곳 중에 세대수 제일 적은 곳"))
+    assert order_by(fewest).startswith("households ASC")
+    small = row("나라아파트", households=19, price_min_manwon=100000)
+    headline = listing_result(fewest, 12, [small]).headline or ""
+    assert "세대수가 가장 적은 곳은 나라아파트(19세대)" in headline
 
 
 def test_a_series_named_alone_is_its_biggest_member_and_its_whole_name_wins() -> None:

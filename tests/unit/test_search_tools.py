@@ -131,3 +131,11 @@ def test_both_ends_asked_are_the_markets_range() -> None:
     both = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
     step = StepWork("run-1", "s1", "검색", both, {}, attempt=1)
     assert answering_first(step, ["market_stats", "listing_search"])[0] == "market_stats"
+
+
+def test_two_places_compared_are_answered_by_the_comparison_not_a_listing() -> None:
+    """'강남구랑 서초구 오피스텔 매매 어디가 더 싸요?' asks which district, not the cheapest listing."""
+    query = "강남구랑 서초구 오피스텔 매매 어디가 더 싸요?"
+    compared = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
+    step = StepWork("run-1", "s1", "검색", compared, {}, attempt=1)
+    assert answering_first(step, ["market_stats", "listing_search"])[0] == "market_stats"
