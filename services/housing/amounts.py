@@ -312,10 +312,13 @@ def bounds_text(deal_type: str | None, price: Bounds, monthly_rent: Bounds) -> s
 def _range_text(b: Bounds) -> str:
     if b.low is not None and b.high is not None:
         return format_manwon(b.low) if b.low == b.high else f"{format_manwon(b.low)}~{format_manwon(b.high)}"
+    # Ends are whole 만원, so "10억 넘는" is kept as 100,001 and "10억 미만" as 99,999: said as asked.
     if b.high is not None:
-        return f"{format_manwon(b.high)} 이하"
+        below = b.high + 1
+        return f"{format_manwon(below)} 미만" if below % 10 == 0 else f"{format_manwon(b.high)} 이하"
     assert b.low is not None  # bounds_text leaves out a range with neither end
-    return f"{format_manwon(b.low)} 이상"
+    above = b.low - 1
+    return f"{format_manwon(above)} 초과" if above % 10 == 0 else f"{format_manwon(b.low)} 이상"
 
 
 @dataclass(frozen=True)

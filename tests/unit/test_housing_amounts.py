@@ -189,6 +189,9 @@ def test_the_ends_of_a_range_are_no_figures_given() -> None:
         ("강남구 아파트 매매 10억 이하", "10억원 이하"),
         ("5억~8억 아파트", "5억원~8억원"),
         ("강남구 아파트 시세", ""),
+        ("강남구 아파트 전세 10억 넘는 곳", "10억원 초과"),  # kept as 100,001만원, said as asked
+        ("전세 5억 미만 아파트", "5억원 미만"),
+        ("월세 100 넘는 오피스텔", "월세 100만원 초과"),
     ],
 )
 def test_the_ranges_asked_are_written_with_their_names(text: str, words: str) -> None:
