@@ -14,11 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Team
 from services.housing.entities import extract_entities
+from services.housing.intent_catalogue import GUIDANCE_INTENTS
 from services.housing.text import normalize
 from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.plan_rules import Plan, assemble
-from services.planner.steps import GUIDANCE_INTENTS, find_cycle, make_step, validate_steps
+from services.planner.steps import find_cycle, make_step, validate_steps
 
 STEP_ID_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
 

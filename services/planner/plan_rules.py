@@ -20,6 +20,7 @@ from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, 
 from services.housing.amounts import CONVERSION
 from services.housing.coverage import listings_serve
 from services.housing.entities import extract_entities
+from services.housing.intent_catalogue import GUIDANCE_INTENTS, INTENTS, StepId, Topic
 from services.housing.text import normalize
 from services.housing.vocabulary import (
     ACQUISITION_TAX_WORDS,
@@ -33,18 +34,14 @@ from services.planner.intents import (
     TASK_REQUEST_WEIGHT,
     Evidence,
     Hit,
-    Topic,
     classify,
     clause_topics,
     find_hits,
     split_clauses,
 )
 from services.planner.steps import (
-    GUIDANCE_INTENTS,
-    INTENTS,
     MARKET_STEPS,
     STEP_KINDS,
-    StepId,
     StepKind,
     estimated_seconds,
     make_step,
@@ -317,7 +314,7 @@ def _analysis_for(named: set[Topic], intent: IntentType | None) -> StepId:
     for topic in _ANALYSIS_OF_TOPIC:
         if topic in named:
             return _ANALYSIS_OF_TOPIC[topic]
-    intent_topic = INTENTS[intent].topic if intent else None
+    intent_topic = INTENTS[intent].analysis_topic if intent else None
     return _ANALYSIS_OF_TOPIC.get(intent_topic, S.ANALYZE_MARKET) if intent_topic else S.ANALYZE_MARKET
 
 

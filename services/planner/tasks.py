@@ -9,13 +9,12 @@ from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
 from services.housing.entities import asked_bounds_text
+from services.housing.intent_catalogue import INTENTS, StepId, Topic
 from services.housing.labels import DEAL_LABELS, PROPERTY_LABELS
 from services.housing.money import format_manwon
 from services.housing.vocabulary import BROKERAGE_FEE_WORDS
-from services.planner.intents import Topic, find_hits, is_evidence
-from services.planner.steps import StepId
+from services.planner.intents import find_hits, is_evidence
 
-I = IntentType  # noqa: E741
 S = StepId
 
 # (words, law, provision): the statutes and provisions a legal search looks for; a row without a
@@ -119,10 +118,8 @@ def _legal_task(query: str, intent: IntentType) -> str:
     provisions = [what for _, what in found if what]
     if provisions:
         return f"{laws} {'·'.join(provisions[:3])} 조항 검색"
-    if intent is I.CONTRACT_REVIEW:
-        return "임대차 계약서 검토 기준이 되는 주택임대차보호법 조항 검색"
-    if intent is I.CONTRACT_CREATION:
-        return "임대차 계약서 필수 기재사항·특약 관련 조항 검색"
+    if task := INTENTS[intent].legal_task:
+        return task
     # The question's own legal words only: the law its words point at is the index's to find, and a
     # topic that is not the question's would pull the search toward the wrong articles.
     said = [
