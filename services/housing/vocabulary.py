@@ -1,6 +1,6 @@
-"""Words that settle what a request is about, read alike by every service that must decide it: the
-planner choosing a step and a team doing it must never disagree on whether a contract is a 매매, or
-whether the brokerage fee is asked."""
+"""Words that settle what a request is about, by topic, read alike by every service that must decide it:
+the planner choosing a step and a team doing it must never disagree on whether a contract is a 매매, or
+whether the brokerage fee is asked. A service adds words of its own only for a meaning of its own."""
 
 from __future__ import annotations
 
@@ -10,6 +10,38 @@ import re
 # 전세 계약서": the price describes the home).
 SALE_WORDS = re.compile(r"매매|매도인|매수인|분양권")
 LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차|집주인|세입자")
+
+
+# A change of the rent or the deposit asked (증액·감액): the planner's rent-change topic and the analysis
+# team's rent check. "올라" is no raise asked (집값 올라요: prices rise), and 확인하 is no 인하.
+RENT_RAISE_WORDS = r"인상|증액|올[려리린릴]"
+RENT_CUT_WORDS = r"(?<!확)인하|감액|깎"
+# The statute's rate of converting a deposit into rent (전월세 전환율), asked by name: computed whenever
+# it is named ("전환율이 몇 %예요?", "월세 전환 시 이자율 제한").
+CONVERSION_RATE_WORDS = r"전환\s*율|전환.{0,12}(?:이자율|이율|비율|금리|상한|제한)"
+
+
+# A deposit at risk (깡통전세, 전세가율, 떼일까): the planner's risk topic, the analysis team's jeonse risk.
+DEPOSIT_AT_RISK_WORDS = r"깡통|위험|리스크|risk|떼일|떼이|전세가율|역전세|안전(?:한|할|성|하게|장치)?"
+# Insuring the deposit's return (전세보증금반환보증: HUG, SGI, HF): asked, it is the law's and the risk's.
+DEPOSIT_GUARANTEE_WORDS = r"반환\s*보증|보증\s*보험|HUG|SGI|HF|보증\s*가입"
+
+
+# A return on a home bought (수익률, 시세차익): the planner's investment topic and the analysis team's ROI.
+INVEST_WORDS = r"투자|수익률|수익성|시세\s*차익|임대\s*수익|ROI|IRR"
+# A housing-support programme or those it is for (청년, 신혼부부, 생애최초, 특례): the planner's policy topic
+# and the analysis team's policy matching.
+HOUSING_SUPPORT_WORDS = r"청년|신혼|신생아|생애\s*최초|특례|정책|지원|혜택|감면|청약"
+
+
+# A loan named (대출, 주담대, the programmes, the ratios): the planner's loan rules and the loan search.
+LOAN_NAMED_WORDS = r"대출|주담대|디딤돌|보금자리|버팀목|LTV|DTI|DSR"
+# How much may be borrowed, asked (한도, "얼마나 받을 수 있어요", "대출 가능"): the planner plans the loan
+# simulation for it and the simulator answers with the limit rather than a loan given.
+LOAN_LIMIT_ASKED = re.compile(
+    r"한도|LTV|DSR|DTI|최대|얼마(?:나|까지)?\s*(?:빌|대출|받)|얼마(?:나|까지)|받을\s*수|나오|가능",
+    re.IGNORECASE,
+)
 
 
 # What a loan is for, as people say it: a home bought (주담대, 디딤돌, 보금자리론, LTV) or a 전세 deposit

@@ -34,7 +34,20 @@ from services.housing.places import compact
 from services.housing.statute_answers import answer_for
 from services.housing.statute_match import statute_headings
 from services.housing.text import normalize
-from services.housing.vocabulary import AUCTION_CLAIM, BROKERAGE_FEE_WORDS, JUDGED, JUDGED_WORDS, only_tells
+from services.housing.vocabulary import (
+    AUCTION_CLAIM,
+    BROKERAGE_FEE_WORDS,
+    DEPOSIT_AT_RISK_WORDS,
+    DEPOSIT_GUARANTEE_WORDS,
+    HOUSING_SUPPORT_WORDS,
+    INVEST_WORDS,
+    JUDGED,
+    JUDGED_WORDS,
+    LOAN_NAMED_WORDS,
+    RENT_CUT_WORDS,
+    RENT_RAISE_WORDS,
+    only_tells,
+)
 
 if TYPE_CHECKING:
     from services.planner.evidence import Neighbour
@@ -96,7 +109,8 @@ SIGNALS = _signals(
     (
         Topic.LEGAL,
         3,
-        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받|안\s*(?:줘|주|준|줄))|반환\s*보증|보증\s*보험|퇴거|명도",
+        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받|안\s*(?:줘|주|준|줄))|퇴거|명도"
+        rf"|{DEPOSIT_GUARANTEE_WORDS}",
     ),
     (Topic.LEGAL, 3, _HARM),
     (Topic.TAX, 3, r"취득세|양도\s*(?:소득)?세|보유세|재산세|종부세|종합\s*부동산세"),
@@ -112,7 +126,7 @@ SIGNALS = _signals(
         1,
         r"가능한가|가능한지|되나요|될까요|어떻게\s*(?:하|해)|언제까지|만료|만기",
     ),
-    (Topic.RENT_CHANGE, 3, r"인상|증액|올[려리린릴]|(?<!확)인하|감액|깎|전환\s*율|전환율"),
+    (Topic.RENT_CHANGE, 3, rf"{RENT_RAISE_WORDS}|{RENT_CUT_WORDS}|전환\s*율"),
     # A new figure asked for the rent or deposit: "월세를 70 달라는데", "보증금 4억으로 하재요".
     (
         Topic.RENT_CHANGE,
@@ -139,13 +153,13 @@ SIGNALS = _signals(
     (
         Topic.LOAN,
         3,
-        r"대출|주담대|LTV|DTI|DSR|디딤돌|보금자리론|버팀목|금리|이자|원리금|상환",
+        rf"{LOAN_NAMED_WORDS}|금리|이자|원리금|상환",
     ),
     (Topic.LOAN, 3, r"대환|융자|모기지|loan|mortgage"),
     # A loan application asked for ("대출 신청 준비 체크리스트") is the loan's, legal as a checklist sounds.
     (Topic.LOAN, 2, r"대출\s*신청|(?:대출|주담대).{0,12}체크\s*리스트"),
     (Topic.LOAN, 2, r"한도|신용|소득|연봉"),
-    (Topic.POLICY, 2, r"청년|신혼|생애\s*최초|특례|정책|지원\s*(?:제도|사업|금)|청약"),
+    (Topic.POLICY, 2, HOUSING_SUPPORT_WORDS),
     (Topic.POLICY, 2, r"행복주택|공공\s*임대|임대\s*주택|주거\s*급여|(?:월세|전세)\s*지원"),
     (
         Topic.CONTRACT_WRITE,
@@ -181,12 +195,11 @@ SIGNALS = _signals(
     (
         Topic.RISK,
         4,
-        r"깡통|위험|리스크|risk|떼일|떼이|등기부|근저당|선순위|가압류|압류|경매",
+        rf"{DEPOSIT_AT_RISK_WORDS}|등기부|근저당|선순위|가압류|압류|경매",
     ),
-    (Topic.RISK, 4, r"전세가율|역전세|안전(?:한|할|성|하게|장치)?"),
     (Topic.RISK, 3, r"사기|(?:계약해도|들어가도|입주해도)\s*(?:될까|되나|돼|괜찮)"),
     (Topic.RISK, 2, r"믿을\s*수|괜찮은\s*(?:집|매물)"),
-    (Topic.INVEST, 3, r"투자|수익률|수익성|시세\s*차익|임대\s*수익|ROI"),
+    (Topic.INVEST, 3, INVEST_WORDS),
     (Topic.INVEST, 2, r"가치"),
     (
         Topic.OVERALL,

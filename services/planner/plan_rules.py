@@ -25,6 +25,9 @@ from services.housing.text import normalize
 from services.housing.vocabulary import (
     ACQUISITION_TAX_WORDS,
     BROKERAGE_FEE_WORDS,
+    CONVERSION_RATE_WORDS,
+    LOAN_LIMIT_ASKED,
+    LOAN_NAMED_WORDS,
     PRIORITY_REPAYMENT_WORDS,
     speaks_only_of_a_sale,
 )
@@ -82,14 +85,13 @@ _LAW_FIGURES = (
     # 취득세: the tax law's rates on the price (지방세법 is not among the statutes searched)
     (ACQUISITION_TAX_WORDS, S.COMPUTE_ACQUISITION_TAX),
     # 전월세 전환율: the statute's rate at today's 기준금리, and the rent it allows for a deposit given
-    (re.compile(r"전환\s*율|전환.{0,12}(?:이자율|이율|비율|금리|상한|제한)"), S.CHECK_RENT_INCREASE),
+    (re.compile(CONVERSION_RATE_WORDS), S.CHECK_RENT_INCREASE),
 )
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮|한도|상한|최대")
 _ASKS_STATUTE = re.compile(r"법|조항|조문|시행령|임대차|임차인|임대인|세입자|집주인")
-_LIMIT_ASKED = re.compile(r"한도|LTV|DSR|DTI|얼마(?:나|까지)|받을\s*수|나오|가능", re.IGNORECASE)
 _NOT_MORTGAGE = re.compile(r"전세\s*(?:자금|대출)|버팀목|신용\s*대출")  # the simulator reckons a 주담대
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
-_LOAN_NAMED = re.compile(r"대출|주담대|디딤돌|보금자리|버팀목|LTV|DTI|DSR", re.IGNORECASE)
+_LOAN_NAMED = re.compile(LOAN_NAMED_WORDS, re.IGNORECASE)
 # 대출 신청 준비: the papers and figures a loan application needs.
 _LOAN_APPLICATION = re.compile(
     r"대출\s*(?:신청|서류|준비물)|대출.{0,12}(?:필요한\s*(?:서류|것)|뭐가\s*필요|무엇이\s*필요|준비|체크\s*리스트)"
@@ -342,7 +344,7 @@ def _needs_loan_figures(hits: list[Hit], text: str, entities: QueryEntities) -> 
     """A loan question with the person's own figures (income, price) can be simulated, and so can one
     about the limit itself: the simulator says what sets it and what the rules allow this buyer."""
     loan = any(h.signal.topic is Topic.LOAN and h.signal.weight >= 3 for h in hits)
-    about_mortgage = _LIMIT_ASKED.search(text) and not _NOT_MORTGAGE.search(text)
+    about_mortgage = LOAN_LIMIT_ASKED.search(text) and not _NOT_MORTGAGE.search(text)
     return loan and (bool(entities.amounts_manwon) or bool(about_mortgage))
 
 

@@ -12,7 +12,12 @@ from services.housing.entities import asked_bounds_text
 from services.housing.intent_catalogue import INTENTS, StepId, Topic
 from services.housing.labels import DEAL_LABELS, PROPERTY_LABELS
 from services.housing.money import format_manwon
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS
+from services.housing.vocabulary import (
+    BROKERAGE_FEE_WORDS,
+    DEPOSIT_GUARANTEE_WORDS,
+    RENT_CUT_WORDS,
+    RENT_RAISE_WORDS,
+)
 from services.planner.intents import find_hits, is_evidence
 
 S = StepId
@@ -20,13 +25,13 @@ S = StepId
 # (words, law, provision): the statutes and provisions a legal search looks for; a row without a
 # provision names the law only, and the question's own legal words say what to look for in it.
 _LEGAL_TOPICS = (
-    (r"인상|증액|올[려리린릴]|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
-    (r"감액|(?<!확)인하|깎|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
+    (rf"{RENT_RAISE_WORDS}|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
+    (rf"{RENT_CUT_WORDS}|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
     (CONVERSION.pattern, "주택임대차보호법", "전월세 전환율"),
     (r"갱신|계약\s*연장|묵시적", "주택임대차보호법", "계약갱신요구권·묵시적 갱신"),
     (r"대항력|전입|확정\s*일자|우선\s*변제|최우선", "주택임대차보호법", "대항력·우선변제권"),
     (
-        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받)|반환\s*보증|보증\s*보험|임차권\s*등기",
+        rf"(?:보증금|전세금).{{0,6}}(?:반환|돌려|못\s*받)|{DEPOSIT_GUARANTEE_WORDS}|임차권\s*등기",
         "주택임대차보호법",
         "보증금 반환·임차권등기명령",
     ),

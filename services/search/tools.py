@@ -17,6 +17,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.results import StepResult
 from contracts.values import StepFocus, Team
 from services.housing.constraints import rankings_asked
+from services.housing.vocabulary import LOAN_NAMED_WORDS
 from services.platform.llm import LlmClient
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam, choose_by_rules
@@ -78,7 +79,7 @@ TOOLS = (
         "loan_products",
         "전세자금·주택담보 대출 상품과 LTV·DSR 규제 한도",
         (StepFocus.LOAN_PRODUCTS, StepFocus.LOAN_SIMULATION),
-        re.compile(r"대출|LTV|DSR|DTI|버팀목|디딤돌|보금자리|금리", re.IGNORECASE),
+        re.compile(rf"{LOAN_NAMED_WORDS}|금리", re.IGNORECASE),
     ),
 )
 
