@@ -32,6 +32,7 @@ from services.housing.vocabulary import (
     DEPOSIT_GUARANTEE_WORDS,
     HOUSING_SUPPORT_WORDS,
     INVEST_WORDS,
+    JUDGED_WORDS,
     PRIORITY_REPAYMENT_WORDS,
     RENT_RAISE_WORDS,
 )
@@ -69,7 +70,7 @@ TOOLS: tuple[AnalysisTool, ...] = (
         name="market_analysis",
         description="비교 단지 대비 호가·평당가 적정성 판단",
         focuses=(StepFocus.MARKET_ANALYSIS,),
-        words=re.compile(r"적정|적당|비싼|비싸|싼가|저렴|호가|고평가|저평가"),
+        words=re.compile(rf"{JUDGED_WORDS}|적정|적당|비싼|비싸|싼가|저렴|호가|고평가|저평가"),
         run=lambda case, lib: market_analysis(case, lib.rules.lease.conversion_rate),
     ),
     AnalysisTool(

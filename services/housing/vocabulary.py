@@ -27,11 +27,20 @@ DEPOSIT_AT_RISK_WORDS = r"깡통|위험|리스크|risk|떼일|떼이|전세가�
 DEPOSIT_GUARANTEE_WORDS = r"반환\s*보증|보증\s*보험|HUG|SGI|HF|보증\s*가입"
 
 
+# A debt secured on the home, ahead of the tenant (근저당, 선순위 채권, 융자): the jeonse risk reckons it
+# against the deposit, and a contract written for a home that has one gains the 특약 that clears it.
+HOME_DEBT_WORDS = r"근저당|선순위|채권\s*최고액|융자|담보\s*대출"
+
+
 # A return on a home bought (수익률, 시세차익): the planner's investment topic and the analysis team's ROI.
 INVEST_WORDS = r"투자|수익률|수익성|시세\s*차익|임대\s*수익|ROI|IRR"
 # A housing-support programme or those it is for (청년, 신혼부부, 생애최초, 특례): the planner's policy topic
 # and the analysis team's policy matching.
 HOUSING_SUPPORT_WORDS = r"청년|신혼|신생아|생애\s*최초|특례|정책|지원|혜택|감면|청약"
+
+
+# The market's price level asked (시세, 실거래, 동향): the planner's market topic and the market search.
+MARKET_PRICE_WORDS = r"시세|집값|매매가|전셋값|전세가(?!율)|월세가|실거래|호가|동향|추이|평당"
 
 
 # A loan named (대출, 주담대, the programmes, the ratios): the planner's loan rules and the loan search.
@@ -81,7 +90,8 @@ ACQUISITION_TAX_WORDS = re.compile(r"취득세")
 
 
 # A price the person has judged against the market ("이거 시세보다 비싼 편인가요?", "바가지 아닌가요",
-# "적당한 가격이에요?"): their figures are what is judged, never bounds of a search.
+# "적당한 가격이에요?"): their figures are what is judged, never bounds of a search; the analysis team's
+# market analysis judges them.
 JUDGED_WORDS = (
     r"시세\s*(?:보다|에\s*비해|대비)|평균\s*(?:보다|에\s*비해)|(?:비싼|싼|저렴한|센|높은|낮은)\s*편"
     r"|바가지|적당한|적당해|적정한|적정해|괜찮은\s*가격|제값|비싸게|싸게\s*(?:구한|얻은|계약)"

@@ -44,6 +44,7 @@ from services.housing.vocabulary import (
     JUDGED,
     JUDGED_WORDS,
     LOAN_NAMED_WORDS,
+    MARKET_PRICE_WORDS,
     RENT_CUT_WORDS,
     RENT_RAISE_WORDS,
     only_tells,
@@ -138,11 +139,7 @@ SIGNALS = _signals(
         3,
         rf"{CONVERSION.pattern}|5\s*%\s*(?:룰|상한|제한)",
     ),
-    (
-        Topic.MARKET,
-        3,
-        r"시세|집값|매매가|전셋값|전세가(?!율)|월세가|실거래|호가|동향|추이|평당",
-    ),
+    (Topic.MARKET, 3, MARKET_PRICE_WORDS),
     (
         Topic.MARKET,
         3,

@@ -17,7 +17,7 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.results import StepResult
 from contracts.values import StepFocus, Team
 from services.housing.constraints import rankings_asked
-from services.housing.vocabulary import LOAN_NAMED_WORDS
+from services.housing.vocabulary import LOAN_NAMED_WORDS, MARKET_PRICE_WORDS
 from services.platform.llm import LlmClient
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam, choose_by_rules
@@ -73,7 +73,7 @@ TOOLS = (
         "market_stats",
         "지역·유형·거래유형별 시세(최저·중앙값·최고, 평당가) 통계",
         (StepFocus.MARKET, StepFocus.MARKET_ANALYSIS, StepFocus.JEONSE_RISK),
-        re.compile(r"시세|평균|중앙값|가격|얼마|비교|동향|실거래"),
+        re.compile(rf"{MARKET_PRICE_WORDS}|평균|중앙값|가격|얼마|비교"),
     ),
     Tool(
         "loan_products",
