@@ -1,7 +1,8 @@
 """Every intent a question can have, each one entry: the topics whose words argue for it, the steps its plan
 starts from, which result answers it first, and the rest the planner and the supervisor read of it. Their
 tables are derived from this one, so adding an intent is a member of IntentType (contracts/values.py, the
-wire) and its entry here; the words of a new topic go in the planner's SIGNALS under that topic.
+wire) and its entry here; a new topic of its own is a member of Topic with its entry in TOPICS (the steps
+its words bring), and its words go in the planner's SIGNALS under it.
 
 It lives in the domain package because two services read it (the planner plans from it, the supervisor
 composes from it) and neither may import the other.
@@ -60,6 +61,38 @@ class StepId(StrEnum):
 
 
 S = StepId
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """One topic: the search its words call for, the step any mention of it brings (`when_named`: "투자
+    가치는?", "깡통전세 위험", "청년 지원", "계약서 써줘"), and the analysis it gets when work on it is
+    asked (계산, 비교, 평가 …)."""
+
+    topic: Topic
+    search: StepId | None = None
+    analysis: StepId | None = None
+    when_named: StepId | None = None
+
+
+# The analysis of the most specific topic a clause names is the one it gets: listed first.
+TOPICS = (
+    TopicSpec(Topic.RENT_CHANGE, S.SEARCH_LEGAL, S.CHECK_RENT_INCREASE),
+    TopicSpec(Topic.LOAN, S.SEARCH_LOAN, S.SIMULATE_LOAN),
+    TopicSpec(Topic.POLICY, S.SEARCH_LOAN, S.MATCH_POLICY, S.MATCH_POLICY),
+    TopicSpec(Topic.INVEST, S.SEARCH_MARKET, S.ANALYZE_ROI, S.ANALYZE_ROI),
+    TopicSpec(Topic.RISK, S.SEARCH_MARKET, S.ANALYZE_RISK, S.ANALYZE_RISK),
+    TopicSpec(Topic.CONTRACT_CHECK, S.SEARCH_LEGAL, S.REVIEW_CONTRACT, S.REVIEW_CONTRACT),
+    TopicSpec(Topic.MARKET, S.SEARCH_MARKET, S.ANALYZE_MARKET),
+    TopicSpec(Topic.LEGAL, S.SEARCH_LEGAL, S.REVIEW_CONTRACT),
+    TopicSpec(Topic.CONTRACT_WRITE, when_named=S.DRAFT_LEASE),
+    TopicSpec(Topic.TAX),
+    TopicSpec(Topic.OVERALL),
+    TopicSpec(Topic.ANALYSIS_ASK),
+)
+SEARCH_OF_TOPIC = {spec.topic: spec.search for spec in TOPICS if spec.search}
+ANALYSIS_OF_TOPIC = {spec.topic: spec.analysis for spec in TOPICS if spec.analysis}  # most specific first
+STEP_WHEN_NAMED = {spec.topic: spec.when_named for spec in TOPICS if spec.when_named}
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,15 @@ from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, 
 from services.housing.amounts import CONVERSION
 from services.housing.coverage import listings_serve
 from services.housing.entities import extract_entities
-from services.housing.intent_catalogue import GUIDANCE_INTENTS, INTENTS, StepId, Topic
+from services.housing.intent_catalogue import (
+    ANALYSIS_OF_TOPIC,
+    GUIDANCE_INTENTS,
+    INTENTS,
+    SEARCH_OF_TOPIC,
+    STEP_WHEN_NAMED,
+    StepId,
+    Topic,
+)
 from services.housing.text import normalize
 from services.housing.vocabulary import (
     ACQUISITION_TAX_WORDS,
@@ -55,29 +63,6 @@ from services.planner.tasks import task_for
 I = IntentType  # noqa: E741
 S = StepId
 
-_SEARCH_OF_TOPIC = {
-    Topic.LEGAL: S.SEARCH_LEGAL,
-    Topic.RENT_CHANGE: S.SEARCH_LEGAL,
-    Topic.MARKET: S.SEARCH_MARKET,
-    Topic.LOAN: S.SEARCH_LOAN,
-    Topic.POLICY: S.SEARCH_LOAN,
-    Topic.CONTRACT_CHECK: S.SEARCH_LEGAL,
-    Topic.RISK: S.SEARCH_MARKET,
-    Topic.INVEST: S.SEARCH_MARKET,
-}
-# The analysis a topic gets when the person asks for work on it (계산, 비교, 평가, 판단 …).
-_ANALYSIS_OF_TOPIC = {
-    Topic.RENT_CHANGE: S.CHECK_RENT_INCREASE,
-    Topic.LOAN: S.SIMULATE_LOAN,
-    Topic.POLICY: S.MATCH_POLICY,
-    Topic.INVEST: S.ANALYZE_ROI,
-    Topic.RISK: S.ANALYZE_RISK,
-    Topic.CONTRACT_CHECK: S.REVIEW_CONTRACT,
-    Topic.MARKET: S.ANALYZE_MARKET,
-    Topic.LEGAL: S.REVIEW_CONTRACT,
-}
-# Topics whose mere mention asks for their analysis too ("투자 가치는?", "깡통전세 위험", "청년 지원").
-_ANALYSED_WHEN_NAMED = {Topic.INVEST: S.ANALYZE_ROI, Topic.RISK: S.ANALYZE_RISK, Topic.POLICY: S.MATCH_POLICY}
 # Figures the law defines that a question about them asks for: computed whenever the subject is named.
 _LAW_FIGURES = (
     (PRIORITY_REPAYMENT_WORDS, S.COMPUTE_PRIORITY_REPAYMENT),
@@ -288,12 +273,8 @@ def _documents_asked(ids: list[StepId], text: str, intent: IntentType | None) ->
 def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntities) -> list[StepId]:
     named = clause_topics(clause, entities)
     asks_analysis = Topic.ANALYSIS_ASK in named
-    ids = [_SEARCH_OF_TOPIC[t] for t in named if t in _SEARCH_OF_TOPIC]
-    ids += [step for t, step in _ANALYSED_WHEN_NAMED.items() if t in named]
-    if Topic.CONTRACT_WRITE in named:
-        ids.append(S.DRAFT_LEASE)
-    if Topic.CONTRACT_CHECK in named:
-        ids.append(S.REVIEW_CONTRACT)
+    ids = [SEARCH_OF_TOPIC[t] for t in named if t in SEARCH_OF_TOPIC]
+    ids += [step for t, step in STEP_WHEN_NAMED.items() if t in named]
     if Topic.RENT_CHANGE in named and (
         asks_analysis or _has_figures(entities) or _ASKS_FOR_CHECK.search(clause)
     ):
@@ -313,11 +294,11 @@ def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntitie
 
 def _analysis_for(named: set[Topic], intent: IntentType | None) -> StepId:
     """The analysis a clause asks for: from its own topics, most specific first, else the intent's."""
-    for topic in _ANALYSIS_OF_TOPIC:
+    for topic in ANALYSIS_OF_TOPIC:
         if topic in named:
-            return _ANALYSIS_OF_TOPIC[topic]
+            return ANALYSIS_OF_TOPIC[topic]
     intent_topic = INTENTS[intent].analysis_topic if intent else None
-    return _ANALYSIS_OF_TOPIC.get(intent_topic, S.ANALYZE_MARKET) if intent_topic else S.ANALYZE_MARKET
+    return ANALYSIS_OF_TOPIC.get(intent_topic, S.ANALYZE_MARKET) if intent_topic else S.ANALYZE_MARKET
 
 
 def _about_jeonse(text: str, entities: QueryEntities) -> bool:

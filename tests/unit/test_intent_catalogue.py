@@ -20,6 +20,7 @@ from services.housing.intent_catalogue import (
     GUIDANCE_INTENTS,
     INTENT_OF_TOPIC,
     INTENTS,
+    TOPICS,
     StepId,
     Topic,
 )
@@ -35,6 +36,10 @@ SERVICES = Path(__file__).resolve().parents[2] / "services"
 
 def test_every_intent_on_the_wire_has_exactly_one_entry() -> None:
     assert sorted(spec.intent for spec in ENTRIES) == sorted(IntentType)
+
+
+def test_every_topic_has_exactly_one_entry() -> None:
+    assert sorted(spec.topic for spec in TOPICS) == sorted(Topic)
 
 
 def test_each_topic_argues_for_one_intent_and_the_signals_follow() -> None:
