@@ -27,6 +27,7 @@ from services.analysis.rules.library import Library
 from services.housing.vocabulary import (
     ACQUISITION_TAX_WORDS,
     BROKERAGE_FEE_WORDS,
+    CONTRACT_TERMS_WORDS,
     CONVERSION_RATE_WORDS,
     DEPOSIT_AT_RISK_WORDS,
     DEPOSIT_GUARANTEE_WORDS,
@@ -77,7 +78,7 @@ TOOLS: tuple[AnalysisTool, ...] = (
         name="contract_review",
         description="계약서 조항 검토: 빠진 필수 항목, 무효·불리한 특약",
         focuses=(StepFocus.CONTRACT_REVIEW,),
-        words=re.compile(r"계약서|특약|조항"),
+        words=re.compile(CONTRACT_TERMS_WORDS),
         run=lambda case, lib: contract_review(case, lib.statutes),
     ),
     AnalysisTool(

@@ -39,6 +39,7 @@ from services.housing.vocabulary import (
     BROKERAGE_FEE_WORDS,
     DEPOSIT_AT_RISK_WORDS,
     DEPOSIT_GUARANTEE_WORDS,
+    HOME_KIND_WORDS,
     HOUSING_SUPPORT_WORDS,
     INVEST_WORDS,
     JUDGED,
@@ -47,6 +48,8 @@ from services.housing.vocabulary import (
     MARKET_PRICE_WORDS,
     RENT_CUT_WORDS,
     RENT_RAISE_WORDS,
+    RULE_ASK_WORDS,
+    TENANT_RIGHTS_WORDS,
     only_tells,
 )
 
@@ -98,7 +101,7 @@ SIGNALS = _signals(
     (
         Topic.LEGAL,
         3,
-        r"갱신|계약\s*연장|묵시적|대항력|확정\s*일자|전입\s*신고|우선\s*변제|최우선",
+        TENANT_RIGHTS_WORDS,
     ),
     # What a tenant gets back at auction is the law's question, whatever risk word ("경매") it holds.
     (Topic.LEGAL, 5, AUCTION_CLAIM.pattern),
@@ -282,9 +285,7 @@ STATUTE_FLOOR, STATUTE_STEP, STATUTE_MAX_WEIGHT = 4.0, 1.5, 4.0
 # Marks the hits that come from the product's own evidence (the statutes' headings, the statute answers
 # book, a pasted contract) rather than from a word of the question; it matches no text itself.
 EVIDENCE = re.compile(r"(?!)")
-_RULE_ASK = re.compile(
-    r"요건|자격|절차|의무|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청|권한|책임"
-)
+_RULE_ASK = re.compile(RULE_ASK_WORDS)
 
 
 # A clause on a subject the statute answers book (infra/seed/legal/answers.toml) answers in one sentence
@@ -435,9 +436,7 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
     places = entities.gu + entities.dong + entities.stations
     named_place = any(p[:-1] in text for p in places)
     named_size = bool(entities.size_text and entities.size_text in text)
-    kinds = entities.property_types and re.search(
-        r"아파트|오피스텔|빌라|다세대|연립|원룸|투룸|주택|상가", text
-    )
+    kinds = entities.property_types and re.search(HOME_KIND_WORDS, text, re.IGNORECASE)
     deal = entities.deal_type and re.search(r"매매|전세|월세|단기", text)
     priced = _bounded(entities.price_min_manwon, entities.price_max_manwon) or _bounded(
         entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon

@@ -14,7 +14,10 @@ from services.housing.labels import DEAL_LABELS, PROPERTY_LABELS
 from services.housing.money import format_manwon
 from services.housing.vocabulary import (
     BROKERAGE_FEE_WORDS,
+    CONTRACT_TERMS_WORDS,
     DEPOSIT_GUARANTEE_WORDS,
+    ELIGIBILITY_WORDS,
+    LOAN_RATIOS,
     RENT_CUT_WORDS,
     RENT_RAISE_WORDS,
 )
@@ -57,9 +60,9 @@ _LOAN_PRODUCTS = (
 _LOAN_ASPECTS = (
     (r"한도|얼마|가능\s*(?:한\s*)?금액", "한도"),
     (r"금리|이자", "금리"),
-    (r"LTV|DTI|DSR", None),  # named as written
+    (LOAN_RATIOS, None),  # named as written
     (r"상환|원리금", "상환 조건"),
-    (r"자격|조건|대상", "자격 요건"),
+    (ELIGIBILITY_WORDS, "자격 요건"),
 )
 _POLICY_GROUPS = r"청년|신혼부부|신혼|생애\s*최초|다자녀|무주택|고령자|대학생"
 
@@ -169,7 +172,7 @@ def _rent_change_task(query: str, entities: QueryEntities) -> str:
 
 
 def _review_task(query: str) -> str:
-    if re.search(r"계약서|특약|조항", query):
+    if re.search(CONTRACT_TERMS_WORDS, query):
         return "임대차 계약서 조항·특약의 위험 요소 검토"
     return "질문한 임대차 상황에 관련 법 조항을 적용해 판단"
 
