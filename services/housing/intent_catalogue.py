@@ -97,14 +97,16 @@ STEP_WHEN_NAMED = {spec.topic: spec.when_named for spec in TOPICS if spec.when_n
 
 @dataclass(frozen=True)
 class IntentSpec:
-    """One intent. `argued_by`: the topics whose words argue for it. `analysis_topic`: the topic whose
-    analysis it asks for when a clause asks for one without naming its own. `answered_by`: the result that
-    answers it first when no analysis computed the answer; `review`, when set, answers before any figure
-    once it found anything. `legal_task`: its legal search's task line when the question names no article.
-    `overall`: asked for everything, or for three domains at once, rather than a domain of its own.
-    `guidance`: no team runs; the answer opens with this line and says what Jipsa can do."""
+    """One intent. `described`: what it is, as the planning model reads it. `argued_by`: the topics whose
+    words argue for it. `analysis_topic`: the topic whose analysis it asks for when a clause asks for one
+    without naming its own. `answered_by`: the result that answers it first when no analysis computed the
+    answer; `review`, when set, answers before any figure once it found anything. `legal_task`: its legal
+    search's task line when the question names no article. `overall`: asked for everything, or for three
+    domains at once, rather than a domain of its own. `guidance`: no team runs; the answer opens with this
+    line and says what Jipsa can do."""
 
     intent: IntentType
+    described: str
     argued_by: tuple[Topic, ...] = ()
     analysis_topic: Topic | None = None
     base_steps: tuple[StepId, ...] = ()
@@ -121,6 +123,7 @@ GREETING = "안녕하세요, 부동산 도우미 집사입니다."  # also opens
 ENTRIES = (
     IntentSpec(
         I.CONTRACT_REVIEW,
+        "check a contract",
         (Topic.CONTRACT_CHECK,),
         Topic.CONTRACT_CHECK,
         (S.SEARCH_LEGAL, S.REVIEW_CONTRACT),
@@ -130,31 +133,70 @@ ENTRIES = (
     ),
     IntentSpec(
         I.CONTRACT_CREATION,
+        "write a contract",
         (Topic.CONTRACT_WRITE,),
         None,
         (S.DRAFT_LEASE,),
         legal_task="임대차 계약서 필수 기재사항·특약 관련 조항 검색",
     ),
-    IntentSpec(I.RISK_ANALYSIS, (Topic.RISK,), Topic.RISK, (S.SEARCH_MARKET, S.ANALYZE_RISK), F.MARKET),
-    IntentSpec(I.LOAN_CONSULT, (Topic.LOAN, Topic.POLICY), Topic.LOAN, (S.SEARCH_LOAN,), F.LOAN_PRODUCTS),
     IntentSpec(
-        I.LEGAL_CONSULT, (Topic.LEGAL, Topic.RENT_CHANGE, Topic.TAX), Topic.LEGAL, (S.SEARCH_LEGAL,), F.LEGAL
+        I.RISK_ANALYSIS,
+        "is a deposit or purchase safe",
+        (Topic.RISK,),
+        Topic.RISK,
+        (S.SEARCH_MARKET, S.ANALYZE_RISK),
+        F.MARKET,
     ),
-    IntentSpec(I.MARKET_INQUIRY, (Topic.MARKET,), Topic.MARKET, (S.SEARCH_MARKET,), F.MARKET),
+    IntentSpec(
+        I.LOAN_CONSULT,
+        "loans and support programmes",
+        (Topic.LOAN, Topic.POLICY),
+        Topic.LOAN,
+        (S.SEARCH_LOAN,),
+        F.LOAN_PRODUCTS,
+    ),
+    IntentSpec(
+        I.LEGAL_CONSULT,
+        "law and rights",
+        (Topic.LEGAL, Topic.RENT_CHANGE, Topic.TAX),
+        Topic.LEGAL,
+        (S.SEARCH_LEGAL,),
+        F.LEGAL,
+    ),
+    IntentSpec(
+        I.MARKET_INQUIRY,
+        "prices and listings",
+        (Topic.MARKET,),
+        Topic.MARKET,
+        (S.SEARCH_MARKET,),
+        F.MARKET,
+    ),
     IntentSpec(
         I.COMPREHENSIVE,
+        "several of these or an overall judgement",
         (Topic.INVEST, Topic.OVERALL),
         Topic.MARKET,
         (S.SEARCH_MARKET, S.ANALYZE_MARKET),
         F.MARKET,
         overall=True,
     ),
-    IntentSpec(I.UNCLEAR, guidance="질문을 조금 더 구체적으로 알려주시면 정확히 도와드릴게요."),
-    IntentSpec(I.IRRELEVANT, guidance=GREETING),
+    IntentSpec(
+        I.UNCLEAR,
+        "about housing but too vague to act on",
+        guidance="질문을 조금 더 구체적으로 알려주시면 정확히 도와드릴게요.",
+    ),
+    IntentSpec(I.IRRELEVANT, "not about housing", guidance=GREETING),
 )
 INTENTS = {spec.intent: spec for spec in ENTRIES}
 
 # Derived tables, each read by the code that decides with it.
+# What the planning model reads of every intent: the domains in the wire's order, then what spans them
+# ("several of these"), then the intents no team answers.
+_WIRE_ORDER = list(IntentType)
+INTENTS_DESCRIBED = "; ".join(
+    f"{spec.intent.value} {spec.described}"
+    for spec in sorted(ENTRIES, key=lambda s: (bool(s.guidance), s.overall, _WIRE_ORDER.index(s.intent)))
+)
 GUIDANCE_INTENTS = tuple(spec.intent for spec in ENTRIES if spec.guidance)  # no team runs
 BY_SPECIFICITY = tuple(spec.intent for spec in ENTRIES if not spec.guidance)  # the planner's tie-break
 DOMAINS = tuple(spec.intent for spec in ENTRIES if not (spec.guidance or spec.overall))
