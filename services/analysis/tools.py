@@ -24,7 +24,19 @@ from services.analysis.loans.loan_simulation import loan_simulation
 from services.analysis.policy.matching import policy_matching
 from services.analysis.returns.roi_analysis import roi_analysis
 from services.analysis.rules.library import Library
-from services.housing.vocabulary import ACQUISITION_TAX_WORDS, BROKERAGE_FEE_WORDS, PRIORITY_REPAYMENT_WORDS
+from services.housing.vocabulary import (
+    ACQUISITION_TAX_WORDS,
+    BROKERAGE_FEE_WORDS,
+    CONTRACT_TERMS_WORDS,
+    CONVERSION_RATE_WORDS,
+    DEPOSIT_AT_RISK_WORDS,
+    DEPOSIT_GUARANTEE_WORDS,
+    HOUSING_SUPPORT_WORDS,
+    INVEST_WORDS,
+    JUDGED_WORDS,
+    PRIORITY_REPAYMENT_WORDS,
+    RENT_RAISE_WORDS,
+)
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam
 
@@ -45,28 +57,28 @@ TOOLS: tuple[AnalysisTool, ...] = (
         name="rent_increase",
         description="전세금·월세 인상이 5% 상한 안인지, 계약갱신요구권, 전월세 전환율 계산",
         focuses=(StepFocus.RENT_INCREASE,),
-        words=re.compile(r"인상|올려|올리|증액|갱신|전환율|월세로|재계약"),
+        words=re.compile(rf"{RENT_RAISE_WORDS}|{CONVERSION_RATE_WORDS}|갱신|월세로|재계약"),
         run=lambda case, lib: rent_increase(case, lib.rules.lease, lib.statutes),
     ),
     AnalysisTool(
         name="jeonse_risk",
         description="보증금과 시세로 전세가율·깡통전세 위험도와 보호 조치 판단",
         focuses=(StepFocus.JEONSE_RISK,),
-        words=re.compile(r"깡통|위험|전세가율|떼일|떼이|반환보증|안전한"),
+        words=re.compile(rf"{DEPOSIT_AT_RISK_WORDS}|{DEPOSIT_GUARANTEE_WORDS}"),
         run=lambda case, lib: jeonse_risk(case, lib.rules.jeonse_risk, lib.statutes),
     ),
     AnalysisTool(
         name="market_analysis",
         description="비교 단지 대비 호가·평당가 적정성 판단",
         focuses=(StepFocus.MARKET_ANALYSIS,),
-        words=re.compile(r"적정|적당|비싼|비싸|싼가|저렴|호가|고평가|저평가"),
+        words=re.compile(rf"{JUDGED_WORDS}|적정|적당|비싼|비싸|싼가|저렴|호가|고평가|저평가"),
         run=lambda case, lib: market_analysis(case, lib.rules.lease.conversion_rate),
     ),
     AnalysisTool(
         name="contract_review",
         description="계약서 조항 검토: 빠진 필수 항목, 무효·불리한 특약",
         focuses=(StepFocus.CONTRACT_REVIEW,),
-        words=re.compile(r"계약서|특약|조항"),
+        words=re.compile(CONTRACT_TERMS_WORDS),
         run=lambda case, lib: contract_review(case, lib.statutes),
     ),
     AnalysisTool(
@@ -82,14 +94,14 @@ TOOLS: tuple[AnalysisTool, ...] = (
         name="roi",
         description="취득세·대출·보유비용을 반영한 투자 수익률(IRR)",
         focuses=(StepFocus.ROI,),
-        words=re.compile(r"수익률|ROI|IRR|투자|시세\s*차익|임대\s*수익|팔면|되팔", re.I),
+        words=re.compile(rf"{INVEST_WORDS}|팔면|되팔", re.I),  # what it would fetch on resale, too
         run=lambda case, lib: roi_analysis(case, lib.rules),
     ),
     AnalysisTool(
         name="policy",
         description="나이·소득·혼인·주택 보유로 주거 지원 정책 매칭",
         focuses=(StepFocus.POLICY,),
-        words=re.compile(r"지원|정책|혜택|청년|신혼|신생아|생애\s*최초|디딤돌|버팀목|청약\s*통장|감면"),
+        words=re.compile(rf"{HOUSING_SUPPORT_WORDS}|디딤돌|버팀목"),  # the programmes are policies too
         run=lambda case, lib: policy_matching(case, lib.policies),
     ),
     AnalysisTool(

@@ -27,19 +27,10 @@ from services.housing.dates import find_dates, parse_term_months
 from services.housing.elapsed import elapsed_since
 from services.housing.places import Gazetteer, compact, default_gazetteer, regions_named
 from services.housing.text import normalize
-from services.housing.vocabulary import JUDGED
+from services.housing.vocabulary import JUDGED, PROPERTY_KIND_WORDS
 
 T = TypeVar("T")
 
-# "주택" counts only as a word of its own: 주택임대차보호법 and 주택담보대출 are not houses.
-_PROPERTY_WORDS: tuple[tuple[PropertyType, str], ...] = (
-    (PropertyType.APARTMENT, r"아파트|아파트먼트|apt|apartment"),
-    (PropertyType.OFFICETEL, r"오피스텔|officetel"),
-    (PropertyType.VILLA, r"빌라|다세대|연립|villa"),
-    (PropertyType.ONEROOM, r"원룸|투룸|쓰리룸|원투룸|오픈형 원룸|one ?room|studio"),
-    (PropertyType.HOUSE, r"(?:단독|다가구|전원)\s*주택|(?<![가-힣])주택(?=$|[\s,.?!]|[을를이가은는에의도])"),
-    (PropertyType.COMMERCIAL, r"상가|사무실|점포|오피스(?!텔)|공장|지식산업센터"),
-)
 # 반전세 is 월세 with a large deposit; 전세 inside 반전세 must not count as jeonse.
 _DEAL_WORDS: tuple[tuple[DealType, str], ...] = (
     (DealType.MONTHLY, r"반전세|월세|월\s*임대"),
@@ -57,7 +48,7 @@ def _in_order(text: str, table: tuple[tuple[T, str], ...]) -> list[T]:
 
 def property_types(text: str) -> list[PropertyType]:
     """Property kinds in the order named."""
-    return _in_order(text, _PROPERTY_WORDS)
+    return _in_order(text, PROPERTY_KIND_WORDS)
 
 
 def deal_type(text: str) -> DealType | None:

@@ -1,15 +1,89 @@
-"""Words that settle what a request is about, read alike by every service that must decide it: the
-planner choosing a step and a team doing it must never disagree on whether a contract is a 매매, or
-whether the brokerage fee is asked."""
+"""Words that settle what a request is about, by topic, read alike by every service that must decide it:
+the planner choosing a step and a team doing it must never disagree on whether a contract is a 매매, or
+whether the brokerage fee is asked. A service adds words of its own only for a meaning of its own."""
 
 from __future__ import annotations
 
 import re
 
+from contracts.entities import PropertyType
+
 # A sale (매매, 분양권) rather than a lease; a question naming both is about a lease ("매매가 5억 집에
 # 전세 계약서": the price describes the home).
 SALE_WORDS = re.compile(r"매매|매도인|매수인|분양권")
 LEASE_WORDS = re.compile(r"임대차|전세|월세|임대|임차|집주인|세입자")
+
+
+# The kinds of home as people name them: which kinds a question asks for (entities), and a kind named
+# argues for a market question (the planner) and for the listing search (the search team). "주택" counts
+# only as a word of its own: 주택임대차보호법 and 주택담보대출 are not houses.
+PROPERTY_KIND_WORDS: tuple[tuple[PropertyType, str], ...] = (
+    (PropertyType.APARTMENT, r"아파트|아파트먼트|apt|apartment"),
+    (PropertyType.OFFICETEL, r"오피스텔|officetel"),
+    (PropertyType.VILLA, r"빌라|다세대|연립|villa"),
+    (PropertyType.ONEROOM, r"원룸|투룸|쓰리룸|원투룸|오픈형 원룸|one ?room|studio"),
+    (PropertyType.HOUSE, r"(?:단독|다가구|전원)\s*주택|(?<![가-힣])주택(?=$|[\s,.?!]|[을를이가은는에의도])"),
+    (PropertyType.COMMERCIAL, r"상가|사무실|점포|오피스(?!텔)|공장|지식산업센터"),
+)
+HOME_KIND_WORDS = "|".join(words for _, words in PROPERTY_KIND_WORDS)
+
+
+# A tenant's rights under the lease law named (갱신, 대항력, 우선변제): a legal question (the planner) and
+# its search (the search team).
+TENANT_RIGHTS_WORDS = r"갱신|계약\s*연장|묵시적|대항력|확정\s*일자|전입\s*신고|우선\s*변제|최우선"
+# A question of rules (요건, 자격, 의무, 과태료): the planner weighs a statute heading matched by such a
+# clause more, and the search team's legal search is called by the words.
+RULE_ASK_WORDS = (
+    r"요건|자격|절차|의무|권리|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청"
+    r"|권한|책임"
+)
+# The terms of a contract named (계약서, 특약, 조항): their review (the planner's task, the analysis tool).
+CONTRACT_TERMS_WORDS = r"계약서|특약|조항"
+
+
+# A change of the rent or the deposit asked (증액·감액): the planner's rent-change topic and the analysis
+# team's rent check. "올라" is no raise asked (집값 올라요: prices rise), and 확인하 is no 인하.
+RENT_RAISE_WORDS = r"인상|증액|올[려리린릴]"
+RENT_CUT_WORDS = r"(?<!확)인하|감액|깎"
+# The statute's rate of converting a deposit into rent (전월세 전환율), asked by name: computed whenever
+# it is named ("전환율이 몇 %예요?", "월세 전환 시 이자율 제한").
+CONVERSION_RATE_WORDS = r"전환\s*율|전환.{0,12}(?:이자율|이율|비율|금리|상한|제한)"
+
+
+# A deposit at risk (깡통전세, 전세가율, 떼일까): the planner's risk topic, the analysis team's jeonse risk.
+DEPOSIT_AT_RISK_WORDS = r"깡통|위험|리스크|risk|떼일|떼이|전세가율|역전세|안전(?:한|할|성|하게|장치)?"
+# Insuring the deposit's return (전세보증금반환보증: HUG, SGI, HF): asked, it is the law's and the risk's.
+DEPOSIT_GUARANTEE_WORDS = r"반환\s*보증|보증\s*보험|HUG|SGI|HF|보증\s*가입"
+
+
+# A debt secured on the home, ahead of the tenant (근저당, 선순위 채권, 융자): the jeonse risk reckons it
+# against the deposit, and a contract written for a home that has one gains the 특약 that clears it.
+HOME_DEBT_WORDS = r"근저당|선순위|채권\s*최고액|융자|담보\s*대출"
+
+
+# A return on a home bought (수익률, 시세차익): the planner's investment topic and the analysis team's ROI.
+INVEST_WORDS = r"투자|수익률|수익성|시세\s*차익|임대\s*수익|ROI|IRR"
+# A housing-support programme or those it is for (청년, 신혼부부, 생애최초, 특례): the planner's policy topic
+# and the analysis team's policy matching.
+HOUSING_SUPPORT_WORDS = r"청년|신혼|신생아|생애\s*최초|특례|정책|지원|혜택|감면|청약"
+
+
+# The market's price level asked (시세, 실거래, 동향): the planner's market topic and the market search.
+MARKET_PRICE_WORDS = r"시세|집값|매매가|전셋값|전세가(?!율)|월세가|실거래|호가|동향|추이|평당"
+
+
+# The lending ratios (LTV, DTI, DSR): named as written in a loan task, a loan named, never a rent's rate.
+LOAN_RATIOS = r"LTV|DTI|DSR"
+# A loan named (대출, 주담대, the programmes, the ratios): the planner's loan rules and the loan search.
+LOAN_NAMED_WORDS = rf"대출|주담대|디딤돌|보금자리|버팀목|{LOAN_RATIOS}"
+# Who may have a loan or a programme (자격, 조건, 대상): the loan task's aspect, the loan search's answer.
+ELIGIBILITY_WORDS = r"자격|조건|대상"
+# How much may be borrowed, asked (한도, "얼마나 받을 수 있어요", "대출 가능"): the planner plans the loan
+# simulation for it and the simulator answers with the limit rather than a loan given.
+LOAN_LIMIT_ASKED = re.compile(
+    rf"한도|{LOAN_RATIOS}|최대|얼마(?:나|까지)?\s*(?:빌|대출|받)|얼마(?:나|까지)|받을\s*수|나오|가능",
+    re.IGNORECASE,
+)
 
 
 # What a loan is for, as people say it: a home bought (주담대, 디딤돌, 보금자리론, LTV) or a 전세 deposit
@@ -49,7 +123,8 @@ ACQUISITION_TAX_WORDS = re.compile(r"취득세")
 
 
 # A price the person has judged against the market ("이거 시세보다 비싼 편인가요?", "바가지 아닌가요",
-# "적당한 가격이에요?"): their figures are what is judged, never bounds of a search.
+# "적당한 가격이에요?"): their figures are what is judged, never bounds of a search; the analysis team's
+# market analysis judges them.
 JUDGED_WORDS = (
     r"시세\s*(?:보다|에\s*비해|대비)|평균\s*(?:보다|에\s*비해)|(?:비싼|싼|저렴한|센|높은|낮은)\s*편"
     r"|바가지|적당한|적당해|적정한|적정해|괜찮은\s*가격|제값|비싸게|싸게\s*(?:구한|얻은|계약)"

@@ -13,16 +13,16 @@ import re
 from dataclasses import dataclass
 
 from contracts.entities import QueryEntities
-from contracts.values import Intent, IntentType
+from contracts.values import Intent
 from services.housing.conversation import corrected_by, demanded_of
 from services.housing.entities import extract_entities
+from services.housing.intent_catalogue import GUIDANCE_INTENTS
 from services.housing.places import default_gazetteer, regions_named
 from services.housing.text import normalize
 from services.housing.vocabulary import BROKERAGE_FEE_WORDS, POINTS_BACK, only_tells
 from services.planner.intents import find_hits
 
 MAX_FOLLOW_UP_CHARS = 30
-_NOT_PLANNABLE = (IntentType.UNCLEAR, IntentType.IRRELEVANT)
 _SHAPE = re.compile(
     r"^\s*(?:그럼|그러면|그렇다면|아니면|혹시)"
     r"|(?:은|는|이면|면|라면|로는|으로는|에서는|도|로|으로)\s*(?:요|어때요?|어떤가요|어때|어떨까요?)?\s*[?？.!]*\s*$"
@@ -55,7 +55,7 @@ class PriorTurn:
 def is_follow_up(query: str, previous: PriorTurn | None, entities: QueryEntities | None = None) -> bool:
     """True when the text continues the previous question rather than asking a new one."""
     text = normalize(query).strip()
-    if previous is None or previous.intent.type in _NOT_PLANNABLE:
+    if previous is None or previous.intent.type in GUIDANCE_INTENTS:
         return False
     if not text or len(text) > MAX_FOLLOW_UP_CHARS:
         return False

@@ -1,16 +1,16 @@
 """What a question asks for, by weighted word groups: the rules classifier and its vocabulary.
 
-Each signal is a pattern with a topic (what the person talks about), the intent it argues for and a
-weight: 3-5 for words that settle a question on their own (시세, 대출, 계약서 작성해줘), 2 for words that
-lean (가격, 한도), 1 for hints (되나요). The planner reads the same topics to choose its steps, so one
-vocabulary serves both.
+Each signal is a pattern with a topic (what the person talks about; the catalogue of intents,
+services/housing/intent_catalogue.py, says which intent a topic argues for) and a weight: 3-5 for words
+that settle a question on their own (시세, 대출, 계약서 작성해줘), 2 for words that lean (가격, 한도), 1
+for hints (되나요). The planner reads the same topics to choose its steps, so one vocabulary serves both.
 
 How the intent is chosen: a question that asks for an overall view, or touches three domains strongly,
 is COMPREHENSIVE. Otherwise the question is cut into clauses ("…알려주고 …해줘") and the first clause
 with a real signal decides: people ask first for what they came for and add errands after it ("시세 알려주고
 계약서도 작성해줘" is a market question with a document errand). Within the clause the highest score
-wins; ties go to the more specific intent. Confidence grows with the winner's score and with its lead
-over the runner-up, and drops when other clauses point elsewhere.
+wins; ties go to the more specific intent (the catalogue's order). Confidence grows with the winner's
+score and with its lead over the runner-up, and drops when other clauses point elsewhere.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from contracts.entities import QueryEntities
@@ -29,6 +28,7 @@ from services.housing.constraints import stated_with_figures
 from services.housing.contract_text import looks_like_contract
 from services.housing.conversation import FACT_LABELS
 from services.housing.entities import extract_entities
+from services.housing.intent_catalogue import BY_SPECIFICITY, DOMAINS, INTENT_OF_TOPIC, Topic
 from services.housing.money import DEMAND_VERBS
 from services.housing.places import compact
 from services.housing.statute_answers import answer_for
@@ -38,8 +38,19 @@ from services.housing.vocabulary import (
     AUCTION_CLAIM,
     BROKERAGE_FEE_WORDS,
     COMPLEX_FACTS_ASKED,
+    DEPOSIT_AT_RISK_WORDS,
+    DEPOSIT_GUARANTEE_WORDS,
+    HOME_KIND_WORDS,
+    HOUSING_SUPPORT_WORDS,
+    INVEST_WORDS,
     JUDGED,
     JUDGED_WORDS,
+    LOAN_NAMED_WORDS,
+    MARKET_PRICE_WORDS,
+    RENT_CUT_WORDS,
+    RENT_RAISE_WORDS,
+    RULE_ASK_WORDS,
+    TENANT_RIGHTS_WORDS,
     only_tells,
 )
 
@@ -49,30 +60,19 @@ if TYPE_CHECKING:
 I = IntentType  # noqa: E741  (short alias keeps the vocabulary table readable)
 
 
-class Topic(StrEnum):
-    LEGAL = "legal"  # statutes, rights and duties of 임대인/임차인
-    RENT_CHANGE = "rent_change"  # 증액·감액, 전월세 전환
-    MARKET = "market"  # prices and listings
-    LOAN = "loan"
-    POLICY = "policy"  # housing-support programmes (청년, 신혼부부, 특례)
-    CONTRACT_WRITE = "contract_write"
-    CONTRACT_CHECK = "contract_check"
-    RISK = "risk"  # 깡통전세, 전세사기, 권리관계
-    INVEST = "invest"
-    TAX = "tax"  # 취득세, 양도세, 보유세: the tax law's figures
-    OVERALL = "overall"  # 종합적으로, 사도 될까
-    ANALYSIS_ASK = "analysis_ask"  # 계산·비교·평가·판단: asks for work on figures, argues for no intent
-
-
 @dataclass(frozen=True)
 class Signal:
     topic: Topic
-    intent: IntentType | None
     weight: float
     pattern: re.Pattern[str]
     # Words of everyday speech ("…하는 법", "사도 될까", "당했어요") that weigh only in a question already
     # about housing: "비트코인 사도 될까요?" is no question for Jipsa.
     needs_housing: bool = False
+
+    @property
+    def intent(self) -> IntentType | None:
+        """The intent the topic's words argue for (services/housing/intent_catalogue.py)."""
+        return INTENT_OF_TOPIC.get(self.topic)
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,8 @@ class Hit:
     start: int
 
 
-def _signals(*rows: tuple[Topic, IntentType | None, float, str]) -> tuple[Signal, ...]:
-    return tuple(Signal(t, i, w, re.compile(p, re.IGNORECASE), p in _EVERYDAY) for t, i, w, p in rows)
+def _signals(*rows: tuple[Topic, float, str]) -> tuple[Signal, ...]:
+    return tuple(Signal(t, w, re.compile(p, re.IGNORECASE), p in _EVERYDAY) for t, w, p in rows)
 
 
 _REQUEST = r"[가-힣\s]{0,4}?(?:줘|주세요|주실|줄래|주라|부탁|해\s*줘|해\s*주|드려|달라)"
@@ -96,169 +96,128 @@ _EVERYDAY = frozenset((_HARM, _BUY_OR_NOT))
 SIGNALS = _signals(
     (
         Topic.LEGAL,
-        I.LEGAL_CONSULT,
         3,
         r"임대차\s*보호법?|보호법|법률|법적|법령|법조항|(?<![방는])(?<!는\s)법(?!인)|조항|조문|판례|시행령|legal|law",
     ),
     (
         Topic.LEGAL,
-        I.LEGAL_CONSULT,
         3,
-        r"갱신|계약\s*연장|묵시적|대항력|확정\s*일자|전입\s*신고|우선\s*변제|최우선",
+        TENANT_RIGHTS_WORDS,
     ),
     # What a tenant gets back at auction is the law's question, whatever risk word ("경매") it holds.
-    (Topic.LEGAL, I.LEGAL_CONSULT, 5, AUCTION_CLAIM.pattern),
+    (Topic.LEGAL, 5, AUCTION_CLAIM.pattern),
     (
         Topic.LEGAL,
-        I.LEGAL_CONSULT,
         3,
         rf"임차권\s*등기|내용\s*증명|{BROKERAGE_FEE_WORDS.pattern}|원상\s*복구|수선|권리금",
     ),
     (
         Topic.LEGAL,
-        I.LEGAL_CONSULT,
         3,
-        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받|안\s*(?:줘|주|준|줄))|반환\s*보증|보증\s*보험|퇴거|명도",
+        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받|안\s*(?:줘|주|준|줄))|퇴거|명도"
+        rf"|{DEPOSIT_GUARANTEE_WORDS}",
     ),
-    (Topic.LEGAL, I.LEGAL_CONSULT, 3, _HARM),
-    (Topic.TAX, I.LEGAL_CONSULT, 3, r"취득세|양도\s*(?:소득)?세|보유세|재산세|종부세|종합\s*부동산세"),
+    (Topic.LEGAL, 3, _HARM),
+    (Topic.TAX, 3, r"취득세|양도\s*(?:소득)?세|보유세|재산세|종부세|종합\s*부동산세"),
     (
         Topic.LEGAL,
-        I.LEGAL_CONSULT,
         2,
         r"의무|권리|해지|해제|위약금|계약금|세입자|임차인|임대인|집주인|거부|분쟁|소송"
         r"|위반|불법|위법|처벌|고소|고발",
     ),
-    (Topic.LEGAL, I.LEGAL_CONSULT, 2, r"주의\s*사항|유의\s*사항|확인할\s*(?:것|사항)|체크\s*리스트"),
+    (Topic.LEGAL, 2, r"주의\s*사항|유의\s*사항|확인할\s*(?:것|사항)|체크\s*리스트"),
     (
         Topic.LEGAL,
-        I.LEGAL_CONSULT,
         1,
         r"가능한가|가능한지|되나요|될까요|어떻게\s*(?:하|해)|언제까지|만료|만기",
     ),
-    (Topic.RENT_CHANGE, I.LEGAL_CONSULT, 3, r"인상|증액|올[려리린릴]|(?<!확)인하|감액|깎|전환\s*율|전환율"),
+    (Topic.RENT_CHANGE, 3, rf"{RENT_RAISE_WORDS}|{RENT_CUT_WORDS}|전환\s*율"),
     # A new figure asked for the rent or deposit: "월세를 70 달라는데", "보증금 4억으로 하재요".
     (
         Topic.RENT_CHANGE,
-        I.LEGAL_CONSULT,
         3,
         rf"(?:\d|[억천만원])\s*(?:으로|로|더)?\s*(?:해\s*)?(?:{DEMAND_VERBS})",
     ),
     (
         Topic.RENT_CHANGE,
-        I.LEGAL_CONSULT,
         3,
         rf"{CONVERSION.pattern}|5\s*%\s*(?:룰|상한|제한)",
     ),
+    (Topic.MARKET, 3, MARKET_PRICE_WORDS),
     (
         Topic.MARKET,
-        I.MARKET_INQUIRY,
-        3,
-        r"시세|집값|매매가|전셋값|전세가(?!율)|월세가|실거래|호가|동향|추이|평당",
-    ),
-    (
-        Topic.MARKET,
-        I.MARKET_INQUIRY,
         3,
         r"평균\s*가격|매물|시장\s*(?:상황|전망)|가격\s*(?:대|변화|흐름)|price",
     ),
-    (Topic.MARKET, I.MARKET_INQUIRY, 2, r"가격|얼마|오르|올랐|내렸|떨어|상승|하락|추천|싼|저렴|비싼|싸게"),
-    (Topic.MARKET, I.MARKET_INQUIRY, 1, r"찾아|구해|알아봐|보여|시장"),
+    (Topic.MARKET, 2, r"가격|얼마|오르|올랐|내렸|떨어|상승|하락|추천|싼|저렴|비싼|싸게"),
+    (Topic.MARKET, 1, r"찾아|구해|알아봐|보여|시장"),
     (
         Topic.LOAN,
-        I.LOAN_CONSULT,
         3,
-        r"대출|주담대|LTV|DTI|DSR|디딤돌|보금자리론|버팀목|금리|이자|원리금|상환",
+        rf"{LOAN_NAMED_WORDS}|금리|이자|원리금|상환",
     ),
-    (Topic.LOAN, I.LOAN_CONSULT, 3, r"대환|융자|모기지|loan|mortgage"),
+    (Topic.LOAN, 3, r"대환|융자|모기지|loan|mortgage"),
     # A loan application asked for ("대출 신청 준비 체크리스트") is the loan's, legal as a checklist sounds.
-    (Topic.LOAN, I.LOAN_CONSULT, 2, r"대출\s*신청|(?:대출|주담대).{0,12}체크\s*리스트"),
-    (Topic.LOAN, I.LOAN_CONSULT, 2, r"한도|신용|소득|연봉"),
-    (Topic.POLICY, I.LOAN_CONSULT, 2, r"청년|신혼|생애\s*최초|특례|정책|지원\s*(?:제도|사업|금)|청약"),
-    (Topic.POLICY, I.LOAN_CONSULT, 2, r"행복주택|공공\s*임대|임대\s*주택|주거\s*급여|(?:월세|전세)\s*지원"),
+    (Topic.LOAN, 2, r"대출\s*신청|(?:대출|주담대).{0,12}체크\s*리스트"),
+    (Topic.LOAN, 2, r"한도|신용|소득|연봉"),
+    (Topic.POLICY, 2, HOUSING_SUPPORT_WORDS),
+    (Topic.POLICY, 2, r"행복주택|공공\s*임대|임대\s*주택|주거\s*급여|(?:월세|전세)\s*지원"),
     (
         Topic.CONTRACT_WRITE,
-        I.CONTRACT_CREATION,
         5,
         rf"계약서?.{{0,12}}(?:작성|만들|써|초안|준비|뽑){_REQUEST}",
     ),
     # "표준계약서" alone is a subject of the law ("표준계약서 사용이 의무인가요?"); its form is a document.
-    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 3, r"계약서\s*(?:양식|서식|템플릿|초안|샘플)"),
+    (Topic.CONTRACT_WRITE, 3, r"계약서\s*(?:양식|서식|템플릿|초안|샘플)"),
     # "특약 넣어서 써줘" asks for the document; "특약에 뭘 넣어야 해요?" asks what to put (the law answers).
     (
         Topic.CONTRACT_WRITE,
-        I.CONTRACT_CREATION,
         3,
         r"특약(?:(?!뭘|뭐|무엇|어떤|어떻게).){0,8}(?:넣|추가|작성|써)(?!\s*(?:야|어야|면|으면|두면))",
     ),
-    (Topic.CONTRACT_WRITE, I.CONTRACT_CREATION, 2, r"계약서\s*작성|lease contract"),
+    (Topic.CONTRACT_WRITE, 2, r"계약서\s*작성|lease contract"),
     (
         Topic.CONTRACT_CHECK,
-        I.CONTRACT_REVIEW,
         5,
         r"(?:계약서|계약\s*내용|계약\s*조건|특약|조항).{0,12}"
         r"(?:검토|봐\s*줘|봐\s*주|점검|체크|살펴|문제\s*(?:없|있)|괜찮은지|이상\s*없)",
     ),
     (
         Topic.CONTRACT_CHECK,
-        I.CONTRACT_REVIEW,
         4,
         r"독소\s*조항|불리한\s*(?:조항|특약|내용|조건)|이\s*계약서|계약서를?\s*받",
     ),
     (
         Topic.CONTRACT_CHECK,
-        I.CONTRACT_REVIEW,
         5,
         r"(?:서명|사인|도장|날인)\s*(?:해도|하면|할까|찍어도|찍으면)",
     ),
-    (Topic.CONTRACT_CHECK, I.CONTRACT_REVIEW, 2, r"검토"),
+    (Topic.CONTRACT_CHECK, 2, r"검토"),
     (
         Topic.RISK,
-        I.RISK_ANALYSIS,
         4,
-        r"깡통|위험|리스크|risk|떼일|떼이|등기부|근저당|선순위|가압류|압류|경매",
+        rf"{DEPOSIT_AT_RISK_WORDS}|등기부|근저당|선순위|가압류|압류|경매",
     ),
-    (Topic.RISK, I.RISK_ANALYSIS, 4, r"전세가율|역전세|안전(?:한|할|성|하게|장치)?"),
-    (Topic.RISK, I.RISK_ANALYSIS, 3, r"사기|(?:계약해도|들어가도|입주해도)\s*(?:될까|되나|돼|괜찮)"),
-    (Topic.RISK, I.RISK_ANALYSIS, 2, r"믿을\s*수|괜찮은\s*(?:집|매물)"),
-    (Topic.INVEST, I.COMPREHENSIVE, 3, r"투자|수익률|수익성|시세\s*차익|임대\s*수익|ROI"),
-    (Topic.INVEST, I.COMPREHENSIVE, 2, r"가치"),
+    (Topic.RISK, 3, r"사기|(?:계약해도|들어가도|입주해도)\s*(?:될까|되나|돼|괜찮)"),
+    (Topic.RISK, 2, r"믿을\s*수|괜찮은\s*(?:집|매물)"),
+    (Topic.INVEST, 3, INVEST_WORDS),
+    (Topic.INVEST, 2, r"가치"),
     (
         Topic.OVERALL,
-        I.COMPREHENSIVE,
         4,
         r"종합|전반|전체적|총체|다각도|모든\s*면|한\s*번에\s*다|전부\s*(?:분석|알려|검토)",
     ),
-    (Topic.OVERALL, I.COMPREHENSIVE, 4, _BUY_OR_NOT),
+    (Topic.OVERALL, 4, _BUY_OR_NOT),
     (
         Topic.ANALYSIS_ASK,
-        None,
         0,
         r"계산|시뮬|평가|분석|비교|판단|따져|산정|산출|진단|적정|타당|가능\s*(?:한\s*)?금액|" + JUDGED_WORDS,
     ),
 )
 
-# Ties go to the more specific intent.
-_PRIORITY = (
-    I.CONTRACT_REVIEW,
-    I.CONTRACT_CREATION,
-    I.RISK_ANALYSIS,
-    I.LOAN_CONSULT,
-    I.LEGAL_CONSULT,
-    I.MARKET_INQUIRY,
-    I.COMPREHENSIVE,
-)
 DECIDING_WEIGHT = 3  # a word this heavy settles a question by itself
 TASK_REQUEST_WEIGHT = 5  # a task asked for by name: "계약서 작성해줘", "특약 검토해줘"
 MIN_SCORE = 2  # below this the question is too vague to plan
-_DOMAINS = (
-    I.LEGAL_CONSULT,
-    I.MARKET_INQUIRY,
-    I.LOAN_CONSULT,
-    I.CONTRACT_CREATION,
-    I.CONTRACT_REVIEW,
-    I.RISK_ANALYSIS,
-)
 
 # "…하고 " joins two clauses; 신고·광고·경고·공고·최고 are nouns that only end in 고. "…랑 " joins two
 # things asked ("시세랑 주의할 점 알려줘").
@@ -327,16 +286,14 @@ STATUTE_FLOOR, STATUTE_STEP, STATUTE_MAX_WEIGHT = 4.0, 1.5, 4.0
 # Marks the hits that come from the product's own evidence (the statutes' headings, the statute answers
 # book, a pasted contract) rather than from a word of the question; it matches no text itself.
 EVIDENCE = re.compile(r"(?!)")
-_RULE_ASK = re.compile(
-    r"요건|자격|절차|의무|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청|권한|책임"
-)
+_RULE_ASK = re.compile(RULE_ASK_WORDS)
 
 
 # A clause on a subject the statute answers book (infra/seed/legal/answers.toml) answers in one sentence
 # is a question of law, as surely as a deciding word.
-_ANSWERED_BY_LAW = Signal(Topic.LEGAL, I.LEGAL_CONSULT, DECIDING_WEIGHT, EVIDENCE)
+_ANSWERED_BY_LAW = Signal(Topic.LEGAL, DECIDING_WEIGHT, EVIDENCE)
 # The contract itself, pasted: reviewing it is the task asked.
-_CONTRACT_PASTED = Signal(Topic.CONTRACT_CHECK, I.CONTRACT_REVIEW, TASK_REQUEST_WEIGHT, EVIDENCE)
+_CONTRACT_PASTED = Signal(Topic.CONTRACT_CHECK, TASK_REQUEST_WEIGHT, EVIDENCE)
 
 
 def _statute_hit(clause: str, start: int) -> Hit | None:
@@ -345,7 +302,7 @@ def _statute_hit(clause: str, start: int) -> Hit | None:
     if weight < 1 or match.law is None:
         return None
     weight += 1.0 if _RULE_ASK.search(clause) else 0.0  # asked as a question of rules, not of prices
-    signal = Signal(Topic.LEGAL, I.LEGAL_CONSULT, round(weight, 2), EVIDENCE)
+    signal = Signal(Topic.LEGAL, round(weight, 2), EVIDENCE)
     return Hit(signal, match.law, start)
 
 
@@ -442,7 +399,7 @@ def _decide(text: str, entities: QueryEntities) -> tuple[IntentType, float, list
     for start, end in _asked_first(text, _clauses(text)):
         clause_hits = [h for h in hits if start <= h.start < end]
         scores = _scores(clause_hits, text[start:end], entities)
-        winner = max(_PRIORITY, key=lambda i: (scores[i], -_PRIORITY.index(i)))
+        winner = max(BY_SPECIFICITY, key=lambda i: (scores[i], -BY_SPECIFICITY.index(i)))
         if scores[winner] < DECIDING_WEIGHT and _told_elsewhere(whole, winner):
             # "…1억 5천을 월세로 바꾸자고 해요. 월세 최대 얼마까지?": a bare "얼마" asks about what the
             # other sentence told, which a heavier word there names
@@ -467,7 +424,7 @@ def _tells_facts(entities: QueryEntities) -> bool:
 
 
 def _scores(hits: list[Hit], text: str, entities: QueryEntities) -> dict[IntentType, float]:
-    scores = dict.fromkeys(_PRIORITY, 0.0)
+    scores = dict.fromkeys(BY_SPECIFICITY, 0.0)
     for hit in hits:
         if hit.signal.intent:
             scores[hit.signal.intent] += hit.signal.weight
@@ -483,9 +440,7 @@ def _listing_words(text: str, entities: QueryEntities) -> float:
     places = entities.gu + entities.dong + entities.stations
     named_place = any(p[:-1] in text for p in places)
     named_size = bool(entities.size_text and entities.size_text in text)
-    kinds = entities.property_types and re.search(
-        r"아파트|오피스텔|빌라|다세대|연립|원룸|투룸|주택|상가", text
-    )
+    kinds = entities.property_types and re.search(HOME_KIND_WORDS, text, re.IGNORECASE)
     deal = entities.deal_type and re.search(r"매매|전세|월세|단기", text)
     priced = _bounded(entities.price_min_manwon, entities.price_max_manwon) or _bounded(
         entities.monthly_rent_min_manwon, entities.monthly_rent_max_manwon
@@ -522,7 +477,7 @@ def _asks_overall(hits: list[Hit], whole: dict[IntentType, float]) -> bool:
     explicit = any(h.signal.topic is Topic.OVERALL for h in hits)
     if any(h.signal.weight >= TASK_REQUEST_WEIGHT for h in hits):
         return explicit
-    strong_domains = sum(1 for i in _DOMAINS if whole[i] >= DECIDING_WEIGHT)
+    strong_domains = sum(1 for i in DOMAINS if whole[i] >= DECIDING_WEIGHT)
     return explicit or strong_domains >= 3
 
 

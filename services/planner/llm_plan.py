@@ -14,11 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Team
 from services.housing.entities import extract_entities
+from services.housing.intent_catalogue import GUIDANCE_INTENTS, INTENTS_DESCRIBED
 from services.housing.text import normalize
 from services.planner import followup
 from services.planner.followup import PriorTurn
 from services.planner.plan_rules import Plan, assemble
-from services.planner.steps import GUIDANCE_INTENTS, find_cycle, make_step, validate_steps
+from services.planner.steps import find_cycle, make_step, validate_steps
 
 STEP_ID_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
 
@@ -69,10 +70,7 @@ class PlanningAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     intent: IntentType = Field(
-        description="LEGAL_CONSULT law and rights; MARKET_INQUIRY prices and listings; LOAN_CONSULT loans "
-        "and support programmes; CONTRACT_CREATION write a contract; CONTRACT_REVIEW check a contract; "
-        "RISK_ANALYSIS is a deposit or purchase safe; COMPREHENSIVE several of these or an overall "
-        "judgement; UNCLEAR about housing but too vague to act on; IRRELEVANT not about housing. "
+        description=f"{INTENTS_DESCRIBED}. "
         "For a question with several requests, the intent of the first request."
     )
     confidence: float = Field(ge=0, le=1, description="how sure the intent is, 0 to 1")

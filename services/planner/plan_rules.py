@@ -20,10 +20,22 @@ from contracts.values import Intent, IntentType, PlanStep, StepFocus, Strategy, 
 from services.housing.amounts import CONVERSION
 from services.housing.coverage import listings_serve
 from services.housing.entities import extract_entities
+from services.housing.intent_catalogue import (
+    ANALYSIS_OF_TOPIC,
+    GUIDANCE_INTENTS,
+    INTENTS,
+    SEARCH_OF_TOPIC,
+    STEP_WHEN_NAMED,
+    StepId,
+    Topic,
+)
 from services.housing.text import normalize
 from services.housing.vocabulary import (
     ACQUISITION_TAX_WORDS,
     BROKERAGE_FEE_WORDS,
+    CONVERSION_RATE_WORDS,
+    LOAN_LIMIT_ASKED,
+    LOAN_NAMED_WORDS,
     PRIORITY_REPAYMENT_WORDS,
     speaks_only_of_a_sale,
 )
@@ -33,18 +45,14 @@ from services.planner.intents import (
     TASK_REQUEST_WEIGHT,
     Evidence,
     Hit,
-    Topic,
     classify,
     clause_topics,
     find_hits,
     split_clauses,
 )
 from services.planner.steps import (
-    GUIDANCE_INTENTS,
-    INTENTS,
     MARKET_STEPS,
     STEP_KINDS,
-    StepId,
     StepKind,
     estimated_seconds,
     make_step,
@@ -55,29 +63,6 @@ from services.planner.tasks import task_for
 I = IntentType  # noqa: E741
 S = StepId
 
-_SEARCH_OF_TOPIC = {
-    Topic.LEGAL: S.SEARCH_LEGAL,
-    Topic.RENT_CHANGE: S.SEARCH_LEGAL,
-    Topic.MARKET: S.SEARCH_MARKET,
-    Topic.LOAN: S.SEARCH_LOAN,
-    Topic.POLICY: S.SEARCH_LOAN,
-    Topic.CONTRACT_CHECK: S.SEARCH_LEGAL,
-    Topic.RISK: S.SEARCH_MARKET,
-    Topic.INVEST: S.SEARCH_MARKET,
-}
-# The analysis a topic gets when the person asks for work on it (계산, 비교, 평가, 판단 …).
-_ANALYSIS_OF_TOPIC = {
-    Topic.RENT_CHANGE: S.CHECK_RENT_INCREASE,
-    Topic.LOAN: S.SIMULATE_LOAN,
-    Topic.POLICY: S.MATCH_POLICY,
-    Topic.INVEST: S.ANALYZE_ROI,
-    Topic.RISK: S.ANALYZE_RISK,
-    Topic.CONTRACT_CHECK: S.REVIEW_CONTRACT,
-    Topic.MARKET: S.ANALYZE_MARKET,
-    Topic.LEGAL: S.REVIEW_CONTRACT,
-}
-# Topics whose mere mention asks for their analysis too ("투자 가치는?", "깡통전세 위험", "청년 지원").
-_ANALYSED_WHEN_NAMED = {Topic.INVEST: S.ANALYZE_ROI, Topic.RISK: S.ANALYZE_RISK, Topic.POLICY: S.MATCH_POLICY}
 # Figures the law defines that a question about them asks for: computed whenever the subject is named.
 _LAW_FIGURES = (
     (PRIORITY_REPAYMENT_WORDS, S.COMPUTE_PRIORITY_REPAYMENT),
@@ -85,14 +70,13 @@ _LAW_FIGURES = (
     # 취득세: the tax law's rates on the price (지방세법 is not among the statutes searched)
     (ACQUISITION_TAX_WORDS, S.COMPUTE_ACQUISITION_TAX),
     # 전월세 전환율: the statute's rate at today's 기준금리, and the rent it allows for a deposit given
-    (re.compile(r"전환\s*율|전환.{0,12}(?:이자율|이율|비율|금리|상한|제한)"), S.CHECK_RENT_INCREASE),
+    (re.compile(CONVERSION_RATE_WORDS), S.CHECK_RENT_INCREASE),
 )
 _ASKS_FOR_CHECK = re.compile(r"가능|얼마|되나|될까|맞는지|맞나|초과|넘는지|괜찮|한도|상한|최대")
 _ASKS_STATUTE = re.compile(r"법|조항|조문|시행령|임대차|임차인|임대인|세입자|집주인")
-_LIMIT_ASKED = re.compile(r"한도|LTV|DSR|DTI|얼마(?:나|까지)|받을\s*수|나오|가능", re.IGNORECASE)
 _NOT_MORTGAGE = re.compile(r"전세\s*(?:자금|대출)|버팀목|신용\s*대출")  # the simulator reckons a 주담대
 _CLAUSE_HINTS = re.compile(r"특약|조항|주의|유의|법적|법률")
-_LOAN_NAMED = re.compile(r"대출|주담대|디딤돌|보금자리|버팀목|LTV|DTI|DSR", re.IGNORECASE)
+_LOAN_NAMED = re.compile(LOAN_NAMED_WORDS, re.IGNORECASE)
 # 대출 신청 준비: the papers and figures a loan application needs.
 _LOAN_APPLICATION = re.compile(
     r"대출\s*(?:신청|서류|준비물)|대출.{0,12}(?:필요한\s*(?:서류|것)|뭐가\s*필요|무엇이\s*필요|준비|체크\s*리스트)"
@@ -290,12 +274,8 @@ def _documents_asked(ids: list[StepId], text: str, intent: IntentType | None) ->
 def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntities) -> list[StepId]:
     named = clause_topics(clause, entities)
     asks_analysis = Topic.ANALYSIS_ASK in named
-    ids = [_SEARCH_OF_TOPIC[t] for t in named if t in _SEARCH_OF_TOPIC]
-    ids += [step for t, step in _ANALYSED_WHEN_NAMED.items() if t in named]
-    if Topic.CONTRACT_WRITE in named:
-        ids.append(S.DRAFT_LEASE)
-    if Topic.CONTRACT_CHECK in named:
-        ids.append(S.REVIEW_CONTRACT)
+    ids = [SEARCH_OF_TOPIC[t] for t in named if t in SEARCH_OF_TOPIC]
+    ids += [step for t, step in STEP_WHEN_NAMED.items() if t in named]
     if Topic.RENT_CHANGE in named and (
         asks_analysis or _has_figures(entities) or _ASKS_FOR_CHECK.search(clause)
     ):
@@ -315,11 +295,11 @@ def _clause_steps(clause: str, intent: IntentType | None, entities: QueryEntitie
 
 def _analysis_for(named: set[Topic], intent: IntentType | None) -> StepId:
     """The analysis a clause asks for: from its own topics, most specific first, else the intent's."""
-    for topic in _ANALYSIS_OF_TOPIC:
+    for topic in ANALYSIS_OF_TOPIC:
         if topic in named:
-            return _ANALYSIS_OF_TOPIC[topic]
-    intent_topic = INTENTS[intent].topic if intent else None
-    return _ANALYSIS_OF_TOPIC.get(intent_topic, S.ANALYZE_MARKET) if intent_topic else S.ANALYZE_MARKET
+            return ANALYSIS_OF_TOPIC[topic]
+    intent_topic = INTENTS[intent].analysis_topic if intent else None
+    return ANALYSIS_OF_TOPIC.get(intent_topic, S.ANALYZE_MARKET) if intent_topic else S.ANALYZE_MARKET
 
 
 def _about_jeonse(text: str, entities: QueryEntities) -> bool:
@@ -348,7 +328,7 @@ def _needs_loan_figures(hits: list[Hit], text: str, entities: QueryEntities) -> 
     loan = any(h.signal.topic is Topic.LOAN and h.signal.weight >= 3 for h in hits)
     if not loan or _NOT_MORTGAGE.search(text):  # a 전세 loan's limit is its programme's (the loan search)
         return False
-    return bool(entities.amounts_manwon) or bool(_LIMIT_ASKED.search(text))
+    return bool(entities.amounts_manwon) or bool(LOAN_LIMIT_ASKED.search(text))
 
 
 def _prices_given(entities: QueryEntities) -> bool:

@@ -1,49 +1,21 @@
-"""The planner's catalogue: every kind of step (one team, one focus, the searches it reads) and every
-intent (the topic it is about and the steps it starts from), each one entry; then what makes a list of
-steps a valid plan, its strategy and its estimate.
+"""The planner's catalogue of step kinds, each one entry (one team, one focus, the searches it reads);
+then what makes a list of steps a valid plan, its strategy and its estimate.
 
-Adding a step kind is a member of StepId and its StepKind; adding an intent is a member of IntentType
-(contracts/values.py) and its IntentSpec here, with the words that argue for it in intents.SIGNALS.
+Adding a step kind is a member of StepId (services/housing/intent_catalogue.py, beside the intents that
+start from them) and its StepKind here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 
 from contracts.entities import QueryEntities
 from contracts.steps import StepInputs, inputs_for_plan, plan_inputs
-from contracts.values import IntentType, PlanStep, StepFocus, Strategy, Team
-from services.planner.intents import Topic
+from contracts.values import PlanStep, StepFocus, Strategy, Team
+from services.housing.intent_catalogue import StepId
 
-I = IntentType  # noqa: E741
 F = StepFocus
-
-
-class StepId(StrEnum):
-    """The kinds of step a rules plan is made of; each is the step's id in the plan and on the wire."""
-
-    SEARCH_LEGAL = "search-legal"
-    SEARCH_MARKET = "search-market"
-    SEARCH_LOAN = "search-loan"
-    ASK_LOAN_APPLICANT = "ask-loan-applicant"
-    ANALYZE_MARKET = "analyze-market"
-    ANALYZE_RISK = "analyze-risk"
-    CHECK_RENT_INCREASE = "check-rent-increase"
-    REVIEW_CONTRACT = "review-contract"
-    SIMULATE_LOAN = "simulate-loan"
-    ANALYZE_ROI = "analyze-roi"
-    MATCH_POLICY = "match-policy"
-    COMPUTE_PRIORITY_REPAYMENT = "compute-priority-repayment"
-    COMPUTE_BROKERAGE_FEE = "compute-brokerage-fee"
-    COMPUTE_ACQUISITION_TAX = "compute-acquisition-tax"
-    DRAFT_LEASE = "draft-lease"
-    DRAFT_SALE = "draft-sale"
-    REVIEW_SALE_CONTRACT = "review-sale-contract"
-    PREPARE_LOAN_CHECKLIST = "prepare-loan-checklist"
-
-
 S = StepId
 
 # Seconds a step of each team usually takes (search and analysis make one LLM call or none, a document
@@ -113,30 +85,6 @@ STEP_KINDS = {
     )
 }
 MARKET_STEPS = frozenset({S.SEARCH_MARKET, S.ANALYZE_MARKET})
-
-
-@dataclass(frozen=True)
-class IntentSpec:
-    """What an intent is about (the topic whose analysis it asks for when a clause asks for one without
-    naming its own) and the steps it starts from; guidance runs no team."""
-
-    topic: Topic | None = None
-    base_steps: tuple[StepId, ...] = ()
-    guidance: bool = False
-
-
-INTENTS = {
-    I.LEGAL_CONSULT: IntentSpec(Topic.LEGAL, (S.SEARCH_LEGAL,)),
-    I.MARKET_INQUIRY: IntentSpec(Topic.MARKET, (S.SEARCH_MARKET,)),
-    I.LOAN_CONSULT: IntentSpec(Topic.LOAN, (S.SEARCH_LOAN,)),
-    I.CONTRACT_CREATION: IntentSpec(None, (S.DRAFT_LEASE,)),
-    I.CONTRACT_REVIEW: IntentSpec(Topic.CONTRACT_CHECK, (S.SEARCH_LEGAL, S.REVIEW_CONTRACT)),
-    I.RISK_ANALYSIS: IntentSpec(Topic.RISK, (S.SEARCH_MARKET, S.ANALYZE_RISK)),
-    I.COMPREHENSIVE: IntentSpec(Topic.MARKET, (S.SEARCH_MARKET, S.ANALYZE_MARKET)),
-    I.UNCLEAR: IntentSpec(guidance=True),
-    I.IRRELEVANT: IntentSpec(guidance=True),
-}
-GUIDANCE_INTENTS = tuple(intent for intent, spec in INTENTS.items() if spec.guidance)  # no team runs
 
 
 def make_step(

@@ -9,25 +9,32 @@ from contracts.entities import QueryEntities
 from contracts.values import Intent, IntentType
 from services.housing.amounts import CONVERSION
 from services.housing.entities import asked_bounds_text
+from services.housing.intent_catalogue import INTENTS, StepId, Topic
 from services.housing.labels import DEAL_LABELS, PROPERTY_LABELS
 from services.housing.money import format_manwon
-from services.housing.vocabulary import BROKERAGE_FEE_WORDS
-from services.planner.intents import Topic, find_hits, is_evidence
-from services.planner.steps import StepId
+from services.housing.vocabulary import (
+    BROKERAGE_FEE_WORDS,
+    CONTRACT_TERMS_WORDS,
+    DEPOSIT_GUARANTEE_WORDS,
+    ELIGIBILITY_WORDS,
+    LOAN_RATIOS,
+    RENT_CUT_WORDS,
+    RENT_RAISE_WORDS,
+)
+from services.planner.intents import find_hits, is_evidence
 
-I = IntentType  # noqa: E741
 S = StepId
 
 # (words, law, provision): the statutes and provisions a legal search looks for; a row without a
 # provision names the law only, and the question's own legal words say what to look for in it.
 _LEGAL_TOPICS = (
-    (r"인상|증액|올[려리린릴]|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
-    (r"감액|(?<!확)인하|깎|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
+    (rf"{RENT_RAISE_WORDS}|5\s*%", "주택임대차보호법", "차임·보증금 증액 제한(5%)"),
+    (rf"{RENT_CUT_WORDS}|내려", "주택임대차보호법", "차임·보증금 감액 청구"),
     (CONVERSION.pattern, "주택임대차보호법", "전월세 전환율"),
     (r"갱신|계약\s*연장|묵시적", "주택임대차보호법", "계약갱신요구권·묵시적 갱신"),
     (r"대항력|전입|확정\s*일자|우선\s*변제|최우선", "주택임대차보호법", "대항력·우선변제권"),
     (
-        r"(?:보증금|전세금).{0,6}(?:반환|돌려|못\s*받)|반환\s*보증|보증\s*보험|임차권\s*등기",
+        rf"(?:보증금|전세금).{{0,6}}(?:반환|돌려|못\s*받)|{DEPOSIT_GUARANTEE_WORDS}|임차권\s*등기",
         "주택임대차보호법",
         "보증금 반환·임차권등기명령",
     ),
@@ -53,9 +60,9 @@ _LOAN_PRODUCTS = (
 _LOAN_ASPECTS = (
     (r"한도|얼마|가능\s*(?:한\s*)?금액", "한도"),
     (r"금리|이자", "금리"),
-    (r"LTV|DTI|DSR", None),  # named as written
+    (LOAN_RATIOS, None),  # named as written
     (r"상환|원리금", "상환 조건"),
-    (r"자격|조건|대상", "자격 요건"),
+    (ELIGIBILITY_WORDS, "자격 요건"),
 )
 _POLICY_GROUPS = r"청년|신혼부부|신혼|생애\s*최초|다자녀|무주택|고령자|대학생"
 
@@ -119,10 +126,8 @@ def _legal_task(query: str, intent: IntentType) -> str:
     provisions = [what for _, what in found if what]
     if provisions:
         return f"{laws} {'·'.join(provisions[:3])} 조항 검색"
-    if intent is I.CONTRACT_REVIEW:
-        return "임대차 계약서 검토 기준이 되는 주택임대차보호법 조항 검색"
-    if intent is I.CONTRACT_CREATION:
-        return "임대차 계약서 필수 기재사항·특약 관련 조항 검색"
+    if task := INTENTS[intent].legal_task:
+        return task
     # The question's own legal words only: the law its words point at is the index's to find, and a
     # topic that is not the question's would pull the search toward the wrong articles.
     said = [
@@ -167,7 +172,7 @@ def _rent_change_task(query: str, entities: QueryEntities) -> str:
 
 
 def _review_task(query: str) -> str:
-    if re.search(r"계약서|특약|조항", query):
+    if re.search(CONTRACT_TERMS_WORDS, query):
         return "임대차 계약서 조항·특약의 위험 요소 검토"
     return "질문한 임대차 상황에 관련 법 조항을 적용해 판단"
 

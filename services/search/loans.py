@@ -27,7 +27,7 @@ from services.housing.amounts import given_figures, read_amounts
 from services.housing.dated_rules import check_period, has_ended, in_force
 from services.housing.money import format_manwon as won_text
 from services.housing.text import topic_particle
-from services.housing.vocabulary import JEONSE_LOAN_WORDS, PURCHASE_LOAN_WORDS
+from services.housing.vocabulary import ELIGIBILITY_WORDS, JEONSE_LOAN_WORDS, PURCHASE_LOAN_WORDS
 from services.platform.team import StepWork
 
 LOAN_FILE = Path(__file__).resolve().parents[2] / "infra" / "seed" / "loans" / "loan_programs.json"
@@ -294,7 +294,9 @@ def _side(e: LoanEntry) -> str:
 
 # A question of the price of a loan ("보금자리론 금리 얼마예요?"), not of who may have it.
 _ASKS_RATE = re.compile(r"금리|이자율|이율|이자\s*(?:얼마|몇)")
-_ASKS_ELIGIBILITY = re.compile(r"(?<!어떻게 )(?<!어떻게)(?:되나|될까|돼요)|받을\s*수|가능|자격|조건|대상")
+_ASKS_ELIGIBILITY = re.compile(
+    rf"(?<!어떻게 )(?<!어떻게)(?:되나|될까|돼요)|받을\s*수|가능|{ELIGIBILITY_WORDS}"
+)
 
 
 def rates_answer(candidates: list[LoanEntry], query: str) -> str | None:

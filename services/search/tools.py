@@ -17,6 +17,13 @@ from psycopg_pool import AsyncConnectionPool
 from contracts.results import StepResult
 from contracts.values import StepFocus, Team
 from services.housing.constraints import rankings_asked
+from services.housing.vocabulary import (
+    HOME_KIND_WORDS,
+    LOAN_NAMED_WORDS,
+    MARKET_PRICE_WORDS,
+    RULE_ASK_WORDS,
+    TENANT_RIGHTS_WORDS,
+)
 from services.platform.llm import LlmClient
 from services.platform.team import StepOutput, StepWork
 from services.platform.team_of_tools import Tool, ToolTeam, choose_by_rules
@@ -58,27 +65,27 @@ TOOLS = (
         "부동산 관련 법령(주택임대차보호법, 공인중개사법 등) 조문 검색",
         (StepFocus.LEGAL, StepFocus.RENT_INCREASE, StepFocus.LEASE_CONTRACT),
         re.compile(
-            r"법|조항|제\s*\d+\s*조|시행령|시행규칙|규칙|계약갱신|갱신|대항력|우선변제|보증금\s*반환|임차권|"
-            r"중개|등기|신고|의무|권리|벌칙|과태료|요건|자격|인상\s*(?:한도|제한|상한)|5\s*%"
+            rf"법|조항|제\s*\d+\s*조|시행령|시행규칙|규칙|{TENANT_RIGHTS_WORDS}|보증금\s*반환|임차권|중개|등기"
+            rf"|{RULE_ASK_WORDS}|인상\s*(?:한도|제한|상한)|5\s*%"
         ),
     ),
     Tool(
         "listing_search",
         "서울 강남·서초·송파 아파트·오피스텔 단지와 원룸 매물 검색",
         (StepFocus.LISTINGS,),
-        re.compile(r"매물|단지|아파트|오피스텔|원룸|투룸|빌라|역\s*근처|추천|찾아"),
+        re.compile(rf"매물|단지|{HOME_KIND_WORDS}|역\s*근처|추천|찾아", re.IGNORECASE),
     ),
     Tool(
         "market_stats",
         "지역·유형·거래유형별 시세(최저·중앙값·최고, 평당가) 통계",
         (StepFocus.MARKET, StepFocus.MARKET_ANALYSIS, StepFocus.JEONSE_RISK),
-        re.compile(r"시세|평균|중앙값|가격|얼마|비교|동향|실거래"),
+        re.compile(rf"{MARKET_PRICE_WORDS}|평균|중앙값|가격|얼마|비교"),
     ),
     Tool(
         "loan_products",
         "전세자금·주택담보 대출 상품과 LTV·DSR 규제 한도",
         (StepFocus.LOAN_PRODUCTS, StepFocus.LOAN_SIMULATION),
-        re.compile(r"대출|LTV|DSR|DTI|버팀목|디딤돌|보금자리|금리", re.IGNORECASE),
+        re.compile(rf"{LOAN_NAMED_WORDS}|금리", re.IGNORECASE),
     ),
 )
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.supervisor import ResponseReady
-from contracts.values import Citation, DocumentRef, IntentType, StepFocus
+from contracts.values import Citation, DocumentRef
 from services.housing.conversation import noted, reading_of, said_before
+from services.housing.intent_catalogue import GREETING, INTENTS
 from services.housing.money import format_manwon
 from services.supervisor.run import RunState, StepState
 
@@ -33,13 +34,10 @@ ARTICLE_MENTION = re.compile(r"제\s*\d+\s*조(?:\s*의\s*\d+)?")
 def guidance(state: RunState) -> ResponseReady:
     """IRRELEVANT / UNCLEAR: no team ran; say what Jipsa can do, with questions to start from. Facts the
     person stated with nothing asked ('연봉 4천이에요') are acknowledged: the next turn uses them."""
-    unclear = state.intent is not None and state.intent.type == IntentType.UNCLEAR
     facts = noted(reading_of(state.intent.entities)) if state.intent else None
-    opening = facts or (
-        "질문을 조금 더 구체적으로 알려주시면 정확히 도와드릴게요."
-        if unclear
-        else "안녕하세요, 부동산 도우미 집사입니다."
-    )
+    # A run of another intent whose plan has no step is greeted like a question off the subject.
+    spoken = INTENTS[state.intent.type].guidance if state.intent else None
+    opening = facts or spoken or GREETING
     lines = [
         opening,
         "",
@@ -112,15 +110,6 @@ def _said_before(done: Done) -> str | None:
 
 MAX_QUOTED = 3  # articles quoted in the text; the others are named after them
 MAX_NAMED = 2  # articles named without a quote, so an answer cites at most five
-# Which step answers a question of each kind when no analysis computed the answer.
-_ANSWERING_FOCUS = {
-    IntentType.LEGAL_CONSULT: "legal",
-    IntentType.CONTRACT_REVIEW: "legal",
-    IntentType.MARKET_INQUIRY: "market",
-    IntentType.LOAN_CONSULT: "loan_products",
-    IntentType.RISK_ANALYSIS: "market",
-    IntentType.COMPREHENSIVE: "market",
-}
 
 
 class _Said:
@@ -148,9 +137,9 @@ def _by_relevance(state: RunState, done: Done) -> Done:
     """The step that answers the question first: a verdict on what was asked in so many words or the
     document asked for, then analyses that computed figures, then the search of the question's own kind,
     then the rest in plan order."""
-    wanted = _ANSWERING_FOCUS.get(state.intent.type) if state.intent else None
-    reviewing = state.intent is not None and state.intent.type is IntentType.CONTRACT_REVIEW
-    own_review = StepFocus.CONTRACT_REVIEW.value if reviewing else None
+    spec = INTENTS[state.intent.type] if state.intent else None
+    wanted = spec.answered_by if spec else None
+    own_review = spec.review if spec else None
 
     def rank(item: tuple[StepState, StepResult]) -> int:
         step, result = item

@@ -42,8 +42,8 @@ from langgraph.graph.state import CompiledStateGraph
 from openai import omit
 from openai.types.chat import ChatCompletionMessageParam
 
+from services.housing.intent_catalogue import GUIDANCE_INTENTS
 from services.planner.plan_rules import plan_by_rules
-from services.planner.steps import GUIDANCE_INTENTS
 
 GUIDANCE = {intent.value for intent in GUIDANCE_INTENTS}
 GUIDANCE_TEXT = "집사는 부동산 질문에 답합니다. 예: '강남구 아파트 전세 시세 알려줘'"

@@ -11,11 +11,13 @@ from services.analysis.case import Case
 from services.analysis.rules.jeonse_risk import JeonseRiskRules
 from services.analysis.rules.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
+from services.housing.vocabulary import DEPOSIT_GUARANTEE_WORDS, HOME_DEBT_WORDS
 
-_DEBT_WORDS = re.compile(r"근저당|선순위|채권최고액|대출|융자|빚")
-_NO_DEBT = re.compile(r"(?:근저당|선순위|대출|융자|빚)\S{0,2}\s*(?:하나도\s*|전혀\s*)?없")
+# In a question about the deposit at risk, a loan or a debt beside a second figure is the home's too.
+_DEBT_WORDS = re.compile(rf"{HOME_DEBT_WORDS}|대출|빚")
+_NO_DEBT = re.compile(rf"(?:{_DEBT_WORDS.pattern})\S{{0,2}}\s*(?:하나도\s*|전혀\s*)?없")
 # The question asks whether the deposit can be insured (전세보증금반환보증): that verdict answers it.
-_ASKS_GUARANTEE = re.compile(r"반환\s*보증|보증\s*보험|HUG|SGI|HF|보증\s*가입", re.IGNORECASE)
+_ASKS_GUARANTEE = re.compile(DEPOSIT_GUARANTEE_WORDS, re.IGNORECASE)
 
 
 def deposit_and_debt(case: Case) -> tuple[float | None, float]:

@@ -18,6 +18,7 @@ from services.housing.elapsed import Elapsed, months_since_last, months_text
 from services.housing.money import RAISE_VERBS
 from services.housing.money import format_manwon as won_text
 from services.housing.text import final_consonant, normalize
+from services.housing.vocabulary import LOAN_RATIOS
 
 # A percent asked as an increase ("10% 올려달래요", "10프로 인상"), and one that names the cap the person
 # asks about ("5% 넘는 거 아닌가요", "5% 이내면", "5%까지", "5% 룰"): only the first is an increase asked.
@@ -27,7 +28,7 @@ _RAISED = re.compile(
 _CAP_TALK = re.compile(
     r"\s*(?:이|가|을|를|은|는)?\s*(?:이내|이하|넘|초과|까지|상한|룰|규정|제한|한도|안(?:이|에|으로|쪽)|미만|선)"
 )
-_RATE_BEFORE = re.compile(r"금리|이율|이자|전환율|수익률|세율|가율|LTV|DSR|DTI", re.IGNORECASE)
+_RATE_BEFORE = re.compile(rf"금리|이율|이자|전환율|수익률|세율|가율|{LOAN_RATIOS}", re.IGNORECASE)
 # The kind a percent or a one-year question is about, by the last role word before it.
 _KIND_WORDS = re.compile(
     r"(?P<보증금>보증금|전세금|전세|전셋)|(?P<월차임>월세|월차임|차임|(?<!\d)월(?=\s*\d))"

@@ -17,9 +17,9 @@ from services.analysis.profile import Profile, homes_for_lending, read_profile
 from services.analysis.rules.lending import BUYER_NAMES, ZONE_NAMES, LendingRules
 from services.analysis.rules.regions import Region, RegionRules, find_region
 from services.housing.money import format_manwon as won_text
+from services.housing.vocabulary import LOAN_LIMIT_ASKED
 
 _DSR_STATED = re.compile(r"DSR\s*(\d+(?:\.\d+)?)\s*%", re.IGNORECASE)
-_LIMIT_WORDS = re.compile(r"한도|DSR|LTV|얼마(?:나|까지)?\s*(?:빌|대출|받)|대출\s*가능|최대", re.IGNORECASE)
 
 QUESTIONS = {
     "income_manwon": Question(
@@ -103,7 +103,7 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
     barred = _barred(p, region, lending, day)
     if barred:
         figures.append(barred)
-    asks_limit = not complete and not barred and (principal is None or _LIMIT_WORDS.search(case.query))
+    asks_limit = not complete and not barred and (principal is None or LOAN_LIMIT_ASKED.search(case.query))
     questions = [QUESTIONS[k] for k in missing] if asks_limit else []
     return StepResult(
         headline=_headline(limit, borrower, region, repayment_cap, barred, principal, p, missing, lending),

@@ -19,6 +19,7 @@ from services.housing.endings import strip_ending
 from services.housing.money import AmountError, parse_won
 from services.housing.names import person_name
 from services.housing.text import normalize
+from services.housing.vocabulary import HOME_DEBT_WORDS
 
 Form = TypeVar("Form", bound=BaseModel)
 
@@ -34,7 +35,7 @@ SPECIAL_TERMS = re.compile(r"특약\s*(?:사항)?\s*(?:은|는|으로|:)?\s*(.+)
 SPECIAL_ITEM_END = re.compile(r"[;\n]|(?<![\d.])\d+[.)](?!\d)")
 AREA = re.compile(r"(\d+(?:\.\d+)?)\s*(㎡|m2|m²|제곱미터|평)")
 BROKER = re.compile(r"[가-힣A-Za-z0-9]+공인중개사(?:사무소)?")
-MORTGAGE = re.compile(r"근저당|융자|담보\s*대출")
+MORTGAGE = re.compile(HOME_DEBT_WORDS)
 # The day each payment is made, read from its amount's words ("계약금 1억은 내일 주고"): 계약금 is paid on
 # the day the contract is made, so its day is the 계약일.
 PAYMENT_DATES = {
