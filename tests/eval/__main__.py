@@ -105,6 +105,7 @@ async def evaluate(show_details: bool) -> None:
         own_legal = await legal_scores(asking, legal_ours())
         statutes_dev = await legal_scores(asking, legal_statutes("dev"))
         statutes_heldout = await legal_scores(asking, legal_statutes("heldout"))
+        statutes_heldout2 = await legal_scores(asking, legal_statutes("heldout2"))
         everyday = await legal_scores(asking, legal_everyday())
         planning = await planning_scores(asking)
         own_planning = await planning_scores(asking, EVAL_DATA / "planning_ours.jsonl")
@@ -119,6 +120,7 @@ async def evaluate(show_details: bool) -> None:
         *legal_rows("ours", own_legal),
         *legal_rows("statutes, dev", statutes_dev),
         *legal_rows("statutes, held out", statutes_heldout),
+        *legal_rows("statutes, held out 2", statutes_heldout2),
         *legal_rows("everyday words", everyday),
         *planning_rows("dev set", planning),
         *planning_rows("ours", own_planning),

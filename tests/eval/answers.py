@@ -83,7 +83,7 @@ def legal_everyday() -> list[dict[str, Any]]:
 
 def legal_statutes(batch: str) -> list[dict[str, Any]]:
     """Questions written from articles drawn across every law of the corpus (source/legal_statutes.py):
-    batch "dev" to develop on, "heldout" measured only when a change is done."""
+    batch "dev" to develop on, "heldout" and "heldout2" measured only when a change is done."""
     return read_jsonl(EVAL_DATA / f"legal_statutes_{batch}.jsonl")
 
 

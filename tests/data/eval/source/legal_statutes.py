@@ -1,4 +1,4 @@
-"""Writes legal_statutes_dev.jsonl and legal_statutes_heldout.jsonl: questions written from sampled articles.
+"""Writes legal_statutes_dev.jsonl and the held-out batches: questions written from sampled articles.
 
 How the articles were drawn: every article of the corpus in force (no 부칙, deleted, fragment or future
 version), not already labelled by legal_dev_articles.jsonl or legal_ours.jsonl, at least 120 characters, and
@@ -13,7 +13,13 @@ decree article that "법 제N조" names, and the reverse), which lead to the sam
 law's family. GENERAL_RULES are dev questions added by hand for issue 35 (a clause against the tenant,
 the law's definitions), written before the change that answers them.
 
-`python tests/data/eval/source/legal_statutes.py` rewrites both files from this one.
+legal_statutes_heldout2.jsonl (issue 35, item 1) is a second held-out batch, since the first had been measured
+too often to be held out: the same rules of drawing, random.Random(4242), 2 per instrument of every law, none
+already labelled or drawn by the first draw (drawn2); each kept article got one question in a person's
+words, written without the statute's terms (QUESTIONS2, SKIPPED2), before any change it was to measure.
+Only its score is read, not its misses.
+
+`python tests/data/eval/source/legal_statutes.py` rewrites the three files from this one.
 """
 
 from __future__ import annotations
@@ -172,6 +178,64 @@ SKIPPED = {
     "주택임대차보호법/제19조",
     "주택임대차보호법_시행령/제14조",
 }
+# The second held-out batch (issue 35, item 1), written before any change it measures: drawn2's articles.
+QUESTIONS2 = {
+    "건축물의_분양에_관한_법률/제12조": "오피스텔 시행사가 받으면 안 되는 때에 돈을 미리 받아 챙기면 얼마나 물어내야 하나요?",
+    "건축물의_분양에_관한_법률/제3조": "상가 건물을 다 짓기 전에 나눠 팔 때 몇 평 이상 건물부터 건물 분양 법을 따라야 하나요?",
+    "건축물의_분양에_관한_법률_시행규칙/제8조": "분양받은 오피스텔 설계가 바뀐다며 동의해 달라는데, 말로 해도 되나요 아니면 문서로 해야 하나요?",
+    "건축물의_분양에_관한_법률_시행령/제8조": "오피스텔 분양 광고에 건물이 지진에 얼마나 버티는지도 적혀 있어야 하나요?",
+    "건축물의_분양에_관한_법률_시행령/제7조의2": "300실 넘는 생활숙박시설은 인터넷으로 청약을 받아야 하나요? 경쟁률은 어디서 보나요?",
+    "공동주택_분양가격의_산정_등에_관한_규칙/제10조": "민간 땅에 짓는 아파트는 분양가에 들어가는 땅값을 누가 매겨서 정하나요?",
+    "공동주택관리법/제65조의3": "입주민들이 관리소장을 자르라고 관리회사에 요구해도 되나요?",
+    "공동주택관리법/제65조의2": "아파트 경비 아저씨한테 개인 심부름이나 업무 아닌 일을 시켜도 되나요?",
+    "공동주택관리법_시행규칙/제2조": "옆 단지랑 관리사무소를 합쳐서 같이 운영하려면 주민 동의를 어떻게 받아야 하나요?",
+    "공동주택관리법_시행규칙/제33조": "아파트 관리소장으로 새로 발령받으면 교육을 언제까지 받아야 하나요?",
+    "공동주택관리법_시행령/제68조": "아파트 관리회사가 영업을 멈추는 대신 돈으로 내면 하루에 얼마씩인가요?",
+    "공동주택관리법_시행령/제26조": "관리사무소는 내년 관리비 계획을 언제까지 동대표 회의에 올려서 허락받아야 하나요?",
+    "공인중개사법/제18조의3": "부동산 앱에 올라온 가짜 매물 광고를 나라에서 감시하기도 하나요?",
+    "공인중개사법/제50조": "중개보조원이 불법을 저지르면 사무실 대표 중개사도 같이 벌금을 내나요?",
+    "공인중개사법_시행규칙/제5조": "중개사무소를 열겠다고 신청했는데, 등록증을 내주기 전에 구청이 뭘 확인하나요?",
+    "공인중개사법_시행령/제3조": "공인중개사 시험을 국토부가 직접 출제할 때도 있나요? 그럴 땐 어떤 절차를 거치나요?",
+    "공인중개사의_매수신청대리인_등록_등에_관한_규칙/제8조": "경매 대리 중개사 등록증을 잃어버렸는데 다시 받을 수 있나요?",
+    "공인중개사의_매수신청대리인_등록_등에_관한_규칙/제10조": "경매 입찰을 대신 해주려는 중개사는 등록 전에 어떤 교육을 들어야 하나요?",
+    "민간임대주택에_관한_특별법/제21조": "공공지원 임대주택을 지으면 건물을 더 넓고 높게 지을 수 있게 해주나요?",
+    "민간임대주택에_관한_특별법/제5조의7": "임대사업자 등록이 일부 취소됐는데 바로 다른 집을 더 올릴 수 있나요?",
+    "민간임대주택에_관한_특별법_시행규칙/제7조": "임대사업자가 구청에서 돈으로 내라는 처분을 받으면 며칠 안에 내야 하나요?",
+    "민간임대주택에_관한_특별법_시행규칙/제21조": "임대사업자가 관리회사 안 쓰고 직접 단지를 관리하려면 뭘 내고 허락받아야 하나요?",
+    "민간임대주택에_관한_특별법_시행령/제13조": "집주인 대신 세를 놓고 관리해 주는 회사가 월세를 안 주거나 보증금을 안 돌려주면 대비책이 있나요?",
+    "민간임대주택에_관한_특별법_시행령/제39조의3": "보증금을 안 돌려준 임대사업자가 빚 조정을 받고 있으면 다시 보증에 들 수 있나요?",
+    "부동산_가격공시에_관한_법률/제13조": "땅값 조사한다고 공무원이 우리 집 마당에 허락 없이 들어와도 되나요?",
+    "부동산_가격공시에_관한_법률/제22조": "상가나 오피스 호실도 아파트처럼 정부가 매년 가격을 발표하나요?",
+    "부동산_가격공시에_관한_법률_시행규칙/제5조": "우리 땅 공시지가를 증명하는 서류를 떼려면 어디에 신청하나요?",
+    "부동산_가격공시에_관한_법률_시행령/제43조": "아파트 공시가격은 매년 언제 발표되고 어디서 볼 수 있나요?",
+    "부동산_가격공시에_관한_법률_시행령/제6조": "기준이 되는 땅값을 매길 때 급하게 싸게 판 거래도 그대로 반영하나요?",
+    "부동산_거래신고_등에_관한_법률/제11조": "허가받아야 하는 동네에서 땅을 사고팔 때 누가 허가를 받아야 하고, 작은 땅도 필요한가요?",
+    "부동산_거래신고_등에_관한_법률/제6조의4": "전월세 계약 신고를 거짓으로 하면 집 매매 신고처럼 조사받나요?",
+    "부동산_거래신고_등에_관한_법률_시행규칙/제17조": "허가받고 산 땅을 다른 용도로 쓰겠다고 신청하면 며칠 안에 답이 오나요?",
+    "부동산_거래신고_등에_관한_법률_시행규칙/제12조": "허가구역 땅 거래 허가가 나면 그 땅 정보가 인터넷에 공개되나요?",
+    "부동산_거래신고_등에_관한_법률_시행령/제10조": "농사짓는 사람이 허가구역 땅을 사려면 사는 곳에서 얼마나 가까워야 하나요?",
+    "부동산_거래신고_등에_관한_법률_시행령/제14조": "허가받아 산 땅을 법이 바뀌어서 원래 계획대로 못 쓰게 되면 그래도 문제가 되나요?",
+    "부동산등기규칙/제136조": "여러 필지에 같이 잡힌 대출 담보 중 한 필지만 풀면 등기부에 어떻게 표시되나요?",
+    "부동산등기규칙/제109조": "등기 마치고 권리증 같은 걸 석 달 넘게 안 받아 가면 어떻게 되나요?",
+    "부동산등기법/제72조": "전세를 등기부에 올리면 보증금이나 기간 같은 게 다 나오나요?",
+    "부동산등기법/제45조": "제가 돈을 빌려주고 담보로 잡아둔 건물을 주인이 헐었다고 등기에서 지우려 하면 저한테 알려주나요?",
+    "주택법/제55조": "청약 당첨자 자격을 확인하려고 정부가 제 세금이나 건강보험 정보까지 볼 수 있나요?",
+    "주택법/제101조": "분양권을 몰래 되팔다 걸리면 감옥까지 갈 수 있나요?",
+    "주택법_시행규칙/제25조의4": "우리 동네를 부동산 규제지역에서 풀어달라고 하면 언제까지 결론이 나나요?",
+    "주택임대차보호법/제14조": "집주인이랑 수리 문제로 다투는데 소송 말고 중간에서 해결해 주는 곳이 있나요?",
+    "주택임대차보호법/제20조": "분쟁조정 담당자가 집주인 친척이면 다른 사람으로 바꿔 달라고 할 수 있나요?",
+    "주택임대차보호법_시행령/제22조": "중개수수료 문제로 다투는 것도 전월세 분쟁조정에서 다뤄주나요?",
+}
+# Drawn by drawn2, but no member of the public asks about them (internal reports, delegation, form terms).
+SKIPPED2 = {
+    "건축물의_분양에_관한_법률_시행규칙/제4조",
+    "공동주택_분양가격의_산정_등에_관한_규칙/제6조",
+    "공인중개사법_시행규칙/제6조",
+    "공인중개사법_시행령/제32조",
+    "부동산_가격공시에_관한_법률_시행규칙/제6조",
+    "주택법_시행규칙/제30조",
+    "주택임대차보호법_시행령/제12조",
+}
 # Issue 35's general rules, asked about a specific clause or term: dev only.
 GENERAL_RULES = [
     (
@@ -192,23 +256,37 @@ def corpus() -> dict[str, dict]:
     return {row["id"]: row for row in map(json.loads, CORPUS.read_text(encoding="utf-8").splitlines())}
 
 
-def drawn(articles: dict[str, dict]) -> list[str]:
-    labelled = set()
+def labelled() -> set[str]:
+    ids = set()
     for path in LABELLED:
         for row in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
-            labelled.update(row.get("gold_articles", []), row.get("acceptable_articles", []))
+            ids.update(row.get("gold_articles", []), row.get("acceptable_articles", []))
+    return ids
+
+
+def draw(articles: dict[str, dict], seed: int, per_law, exclude: set[str]) -> list[str]:
+    """`per_law(law)` articles of each instrument, drawn by random.Random(seed) among those a person might
+    ask about and not in `exclude`."""
     by_law: dict[str, list[dict]] = defaultdict(list)
     for a in articles.values():
         skip = a["is_supplementary"] or a["is_deleted"] or a["is_fragment"] or a.get("future_effective_date")
-        if skip or a["id"] in labelled or len(a["text"]) < 120 or SKIP_TITLE.search(a["article_title"] or ""):
+        if skip or a["id"] in exclude or len(a["text"]) < 120 or SKIP_TITLE.search(a["article_title"] or ""):
             continue
         by_law[a["law_title"]].append(a)
-    rng = random.Random(3535)
+    rng = random.Random(seed)
     ids = []
     for law in sorted(by_law):
-        n = 6 if law.startswith(MOST_ASKED) else 3
+        n = per_law(law)
         ids += [a["id"] for a in rng.sample(by_law[law], min(n, len(by_law[law])))]
     return ids
+
+
+def drawn(articles: dict[str, dict]) -> list[str]:
+    return draw(articles, 3535, lambda law: 6 if law.startswith(MOST_ASKED) else 3, labelled())
+
+
+def drawn2(articles: dict[str, dict]) -> list[str]:
+    return draw(articles, 4242, lambda law: 2, labelled() | set(drawn(articles)))
 
 
 def family(articles: dict[str, dict], article_id: str) -> list[str]:
@@ -277,7 +355,18 @@ def main() -> None:
     held = [
         row(articles, f"statutes-held-{n:02d}", QUESTIONS[i], [i], note) for n, i in enumerate(asked[1::2], 1)
     ]
-    for name, rows in (("legal_statutes_dev.jsonl", dev), ("legal_statutes_heldout.jsonl", held)):
+    ids2 = drawn2(articles)
+    assert set(QUESTIONS2) | SKIPPED2 == set(ids2), set(ids2) ^ (set(QUESTIONS2) | SKIPPED2)
+    held2 = [
+        row(articles, f"statutes-held2-{n:02d}", QUESTIONS2[i], [i], note)
+        for n, i in enumerate((i for i in ids2 if i in QUESTIONS2), 1)
+    ]
+    batches = (
+        ("legal_statutes_dev.jsonl", dev),
+        ("legal_statutes_heldout.jsonl", held),
+        ("legal_statutes_heldout2.jsonl", held2),
+    )
+    for name, rows in batches:
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         (HERE.parent / name).write_text(text, encoding="utf-8")
         print(name, len(rows))
