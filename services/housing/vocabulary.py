@@ -37,6 +37,15 @@ RULE_ASK_WORDS = (
     r"요건|자격|절차|의무|권리|기준|정의|사유|벌칙|과태료|처벌|제한|면제|금지|신고|등록|허가|승인|이의\s*신청"
     r"|권한|책임"
 )
+# A duty asked ("돌려줘야 하나요", "신고해야 돼요", "나와 있어야 하나요"), the state's doing ("구청에서
+# 확인하나요", "나라에서 조사하나요") or how a figure is set: a question of what rules require.
+DUTY_ASKED_WORDS = (
+    r"(?:어|아|여|해|워|줘|둬|려|러|와|져)\s*야\s*(?:하나|하는|할까|합니|해요|되나|되는|돼요|돼|됩니)"
+    r"|(?:구청|시청|군청|지자체|지방\s*자치\s*단체|나라|정부|국토부|국토\s*교통부|관청)\S{0,3}\s*"
+    r"(?:\S+\s*){0,5}(?:확인|조사|정하|정해|관리|감독|허가|승인|알려|신고)"
+    # how a figure is set by rule ("가격은 어떻게 정하나요", "세금 매길 때 어떻게 쓰이나요")
+    r"|어떻게\s*(?:정하|정해|산정|매기|쓰이)"
+)
 # The terms of a contract named (계약서, 특약, 조항): their review (the planner's task, the analysis tool).
 CONTRACT_TERMS_WORDS = r"계약서|특약|조항"
 

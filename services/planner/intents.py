@@ -40,6 +40,7 @@ from services.housing.vocabulary import (
     COMPLEX_FACTS_ASKED,
     DEPOSIT_AT_RISK_WORDS,
     DEPOSIT_GUARANTEE_WORDS,
+    DUTY_ASKED_WORDS,
     HOME_KIND_WORDS,
     HOUSING_SUPPORT_WORDS,
     INVEST_WORDS,
@@ -126,6 +127,9 @@ SIGNALS = _signals(
         r"|위반|불법|위법|처벌|고소|고발",
     ),
     (Topic.LEGAL, 2, r"주의\s*사항|유의\s*사항|확인할\s*(?:것|사항)|체크\s*리스트"),
+    # What one must do ("돌려줘야 하나요", "구청에 알려야 하나요", "신고해야 돼요") and what the state does
+    # ("구청에서 확인하나요", "나라에서 조사하나요") are what rules say, whatever price or loan word is near.
+    (Topic.LEGAL, 3, DUTY_ASKED_WORDS),
     (
         Topic.LEGAL,
         1,
@@ -246,6 +250,9 @@ _SMALL_TALK = re.compile(
 # A price word that labels a figure the person gives ("매매가 5억짜리", "시세 10억 아파트") states a fact of
 # their case; it does not ask what the market is.
 _LABELS_AMOUNT = re.compile(r"\s*(?:은|는|이|가|가격|도)?\s*(?:약\s*)?\d")
+# What one must have or bring ("얼마 있어야 돼요", "뭐 준비해야 돼요", "서류 챙겨야 하나요") is a practical
+# question of money or papers, not of what rules require.
+_PRACTICAL = re.compile(r"얼마|돈|뭐|무엇|서류|준비|챙겨")
 # A thing said to be absent ("대출은 없대요", "근저당 없는 집") is a fact of the case, not what is asked.
 _SAID_ABSENT = re.compile(r"(?:은|는|이|가|도)?\s*(?:전혀\s*|하나도\s*)?없(?:어|대|다|고|는|음|습|으|던)")
 # Both the price of the home and the deposit on it, given: the jeonse-ratio question (전세가율), weighed
@@ -262,6 +269,10 @@ def find_hits(text: str) -> list[Hit]:
         for m in s.pattern.finditer(text)
         if not (s.topic is Topic.MARKET and _LABELS_AMOUNT.match(text, m.end()))
         and not _SAID_ABSENT.match(text, m.end())
+        and not (
+            s.pattern.pattern == DUTY_ASKED_WORDS
+            and _PRACTICAL.search(text[max(0, m.start() - 12) : m.start()])
+        )
     ]
     for start, end in _clauses(text):
         # A clause that asks for a task by name (계약서 작성해줘, 특약 검토해줘) is that task, whatever

@@ -11,7 +11,7 @@ from services.planner.intents import classify
 from services.planner.plan_rules import plan_by_rules
 
 I = IntentType  # noqa: E741
-EVERYDAY_LAW = "땅값이 어떻게 움직이는지 나라에서 따로 조사하나요?"  # statutes dev: no word names a law
+EVERYDAY_LAW = "땅값이 어떻게 움직이는지 따로 조사하는 곳이 있나요?"  # no word names a law or a duty
 
 
 class Always:

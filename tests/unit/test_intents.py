@@ -287,3 +287,28 @@ def test_the_same_figures_with_anything_asked_are_a_question(
     said = figures.format(d=deposit, r=rent, i="5천")
     text = f"{opening}{said} 내고 있는데{asked.format(up='10%')}"
     assert classify(text).type not in (I.UNCLEAR, I.IRRELEVANT), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "집을 팔고 신고한 금액이 시세와 너무 다르면 구청에서 확인하나요?",
+        "임대주택을 짓는다고 땅을 받아놓고 2년 동안 공사를 안 하면 땅을 돌려줘야 하나요?",
+        "지자체는 땅 거래 상황을 얼마나 자주 조사하나요?",
+        "개발하면서 남겨둔 땅을 팔 때 가격은 어떻게 정하나요?",
+    ],
+)
+def test_a_duty_or_the_states_doing_asked_is_a_question_of_rules(text: str) -> None:
+    """A price word near it ('시세', '가격') does not make a question of what one must do a market one."""
+    assert classify(text).type is I.LEGAL_CONSULT
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("잠실 쪽 전세 구하려면 얼마 있어야 돼요?", I.MARKET_INQUIRY),
+        ("전세 대출 받으려면 뭐 준비해야 돼요?", I.LOAN_CONSULT),
+    ],
+)
+def test_what_one_must_have_or_bring_is_no_question_of_rules(text: str, intent: IntentType) -> None:
+    assert classify(text).type is intent
