@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from contracts.entities import QueryEntities
 from contracts.values import Intent
-from services.housing.conversation import corrected_by, demanded_of
+from services.housing.conversation import FACT_GROUPS, corrected_by, demanded_of
 from services.housing.entities import extract_entities
 from services.housing.intent_catalogue import GUIDANCE_INTENTS
 from services.housing.places import default_gazetteer, regions_named
@@ -40,6 +40,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("percent",),
     ("dates",),
     ("term_months",),
+    *FACT_GROUPS,  # the person's facts told again (their lease, income, homes owned) replace the old
 )
 
 
@@ -95,6 +96,15 @@ def demand_from_before(text: str, named: QueryEntities, previous: PriorTurn | No
     lease = {"deposit_manwon": before.deposit_manwon, "monthly_rent_manwon": before.monthly_rent_manwon}
     figures = [v for v in (*lease.values(), *asked.values()) if v is not None]
     return named.model_copy(update={**lease, **asked, "amounts_manwon": figures})
+
+
+def answers_before(text: str, named: QueryEntities, previous: PriorTurn | None, needed: set[str]) -> bool:
+    """Facts told with nothing asked ("신용대출 월 40씩 갚고 있고 집은 없어요") after a question whose answer
+    reckons with them (`needed`: a loan's limit needs the income and homes owned) answer that question
+    again with them: the person is giving what the answer said it lacked."""
+    if previous is None or previous.intent.type in GUIDANCE_INTENTS or not only_tells(text):
+        return False
+    return any(getattr(named, name) is not None for name in needed)
 
 
 def correction_from_before(text: str, named: QueryEntities, previous: PriorTurn | None) -> QueryEntities:

@@ -112,7 +112,10 @@ def plan_by_rules(
     intent of a new question the words leave unsure of (intents.classify)."""
     text = normalize(query)
     named = extract_entities(text, today=today)
-    if previous is not None and followup.is_follow_up(text, previous, named):
+    if previous is not None and (
+        followup.is_follow_up(text, previous, named)
+        or followup.answers_before(text, named, previous, _facts_needed(previous))
+    ):
         demanded = followup.demand_from_before(text, named, previous)
         entities = followup.merge_entities(followup.previous_entities(previous), demanded)
         task = _task_asked(find_hits(text))
@@ -133,6 +136,14 @@ def plan_by_rules(
     asked = query if isinstance(query, str) else ""
     steps = build_steps(_ordered(step_ids, entities), asked, entities, intent, previous_query)
     return assemble(intent, steps, context)
+
+
+def _facts_needed(previous: PriorTurn) -> set[str]:
+    """The person's facts the previous question's steps reckon with."""
+    before = followup.previous_entities(previous)
+    return {
+        f for step in _step_ids(previous.intent.type, previous.query, before) for f in STEP_KINDS[step].facts
+    }
 
 
 def assemble(intent: Intent, steps: list[PlanStep], context_query: str) -> Plan:

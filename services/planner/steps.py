@@ -47,32 +47,58 @@ class StepKind:
     focus: tuple[StepFocus, ...]
     # Searches whose results it uses when they are in the plan; an analysis needs at least the first.
     reads: tuple[StepId, ...] = ()
+    # The person's own facts it reckons with (QueryEntities fields): told after its answer, they answer
+    # its question again ("신용대출 월 40씩 갚고 있고 집은 없어요" after a loan's limit).
+    facts: tuple[str, ...] = ()
 
 
+_LEASE = ("deposit_manwon", "monthly_rent_manwon")
+_BUYER = ("income_manwon", "house_count", "sale_price_manwon", "age", "marriage_years", "children")
 # In run order: searches first, then what reads them.
 STEP_KINDS = {
     kind.step_id: kind
     for kind in (
         StepKind(S.SEARCH_LEGAL, Team.SEARCH, (F.LEGAL,)),
         StepKind(S.SEARCH_MARKET, Team.SEARCH, (F.MARKET, F.LISTINGS)),
-        StepKind(S.SEARCH_LOAN, Team.SEARCH, (F.LOAN_PRODUCTS,)),
+        StepKind(S.SEARCH_LOAN, Team.SEARCH, (F.LOAN_PRODUCTS,), (), (*_BUYER, "deposit_manwon")),
         # 대출 신청 준비 asks the applicant's facts first: the loan analyses below read them.
         StepKind(S.ASK_LOAN_APPLICANT, Team.DOCUMENT, (F.LOAN_APPLICATION,)),
         StepKind(S.ANALYZE_MARKET, Team.ANALYSIS, (F.MARKET_ANALYSIS,), (S.SEARCH_MARKET,)),
-        StepKind(S.ANALYZE_RISK, Team.ANALYSIS, (F.JEONSE_RISK,), (S.SEARCH_MARKET, S.SEARCH_LEGAL)),
-        StepKind(S.CHECK_RENT_INCREASE, Team.ANALYSIS, (F.RENT_INCREASE,), (S.SEARCH_LEGAL, S.SEARCH_MARKET)),
+        StepKind(
+            S.ANALYZE_RISK,
+            Team.ANALYSIS,
+            (F.JEONSE_RISK,),
+            (S.SEARCH_MARKET, S.SEARCH_LEGAL),
+            ("deposit_manwon", "sale_price_manwon", "senior_debt_manwon"),
+        ),
+        StepKind(
+            S.CHECK_RENT_INCREASE,
+            Team.ANALYSIS,
+            (F.RENT_INCREASE,),
+            (S.SEARCH_LEGAL, S.SEARCH_MARKET),
+            _LEASE,
+        ),
         StepKind(S.REVIEW_CONTRACT, Team.ANALYSIS, (F.CONTRACT_REVIEW,), (S.SEARCH_LEGAL,)),
         StepKind(
             S.SIMULATE_LOAN,
             Team.ANALYSIS,
             (F.LOAN_SIMULATION,),
             (S.SEARCH_LOAN, S.SEARCH_MARKET, S.ASK_LOAN_APPLICANT),
+            _BUYER,
         ),
         StepKind(S.ANALYZE_ROI, Team.ANALYSIS, (F.ROI,), (S.SEARCH_MARKET, S.SEARCH_LOAN)),
-        StepKind(S.MATCH_POLICY, Team.ANALYSIS, (F.POLICY,), (S.SEARCH_LOAN, S.ASK_LOAN_APPLICANT)),
-        StepKind(S.COMPUTE_PRIORITY_REPAYMENT, Team.ANALYSIS, (F.PRIORITY_REPAYMENT,), (S.SEARCH_LEGAL,)),
+        StepKind(S.MATCH_POLICY, Team.ANALYSIS, (F.POLICY,), (S.SEARCH_LOAN, S.ASK_LOAN_APPLICANT), _BUYER),
+        StepKind(
+            S.COMPUTE_PRIORITY_REPAYMENT, Team.ANALYSIS, (F.PRIORITY_REPAYMENT,), (S.SEARCH_LEGAL,), _LEASE
+        ),
         StepKind(S.COMPUTE_BROKERAGE_FEE, Team.ANALYSIS, (F.BROKERAGE_FEE,), (S.SEARCH_LEGAL,)),
-        StepKind(S.COMPUTE_ACQUISITION_TAX, Team.ANALYSIS, (F.ACQUISITION_TAX,)),
+        StepKind(
+            S.COMPUTE_ACQUISITION_TAX,
+            Team.ANALYSIS,
+            (F.ACQUISITION_TAX,),
+            (),
+            ("sale_price_manwon", "house_count"),
+        ),
         StepKind(S.DRAFT_LEASE, Team.DOCUMENT, (F.LEASE_CONTRACT,), (S.SEARCH_MARKET, S.SEARCH_LEGAL)),
         StepKind(S.DRAFT_SALE, Team.DOCUMENT, (F.SALES_CONTRACT,)),
         StepKind(S.REVIEW_SALE_CONTRACT, Team.DOCUMENT, (F.SALES_CONTRACT,)),

@@ -144,3 +144,21 @@ def test_a_question_pointing_back_asks_about_the_complex_named_before(text: str)
 def test_what_the_listings_record_of_a_complex_named_is_a_market_question() -> None:
     assert plan_by_rules("래미안퍼스티지 세대수 몇이에요?").intent.type is I.MARKET_INQUIRY
     assert plan_by_rules("세대수 증가형 리모델링은 언제 허가받아요?").intent.type is I.LEGAL_CONSULT
+
+
+def test_facts_told_after_a_question_that_reckons_with_them_answer_it_again() -> None:
+    """A loan's limit said what it lacked; '신용대출 월 40씩 갚고 있고 집은 없어요' gives it, and the same
+    question is answered again with it (before, a new run only noted the facts)."""
+    before = turn("마포 9억 아파트 사려고 해요 연봉 8천인데 대출 얼마나 나와요?")
+    plan = plan_by_rules("신용대출 월 40씩 갚고 있고 집은 없어요", before)
+    assert plan.intent.type is I.LOAN_CONSULT
+    assert "simulate-loan" in [s.step_id for s in plan.steps]
+    assert (plan.intent.entities["income_manwon"], plan.intent.entities["house_count"]) == (8000, 0)
+    raise_asked = turn("월세 올려달라는데 얼마까지 돼요?")
+    lease = plan_by_rules("지금 보증금 1000에 월세 50이에요", raise_asked)
+    assert "check-rent-increase" in [s.step_id for s in lease.steps]
+
+
+def test_facts_a_question_does_not_reckon_with_are_only_noted() -> None:
+    plan = plan_by_rules("저 연봉 5천이에요", turn("강남구 아파트 전세 시세 알려줘"))
+    assert (plan.intent.type, plan.steps) == (I.UNCLEAR, [])
