@@ -1,8 +1,8 @@
 """What a question names: places, property and deal kinds, money, sizes, dates.
 
-The planner reads these from the person's words (rules, never the LLM: numbers must be exact) and puts
-them in `Intent.entities` (a dict, `model_dump(mode="json", exclude_defaults=True)`) and in every step's
-inputs (`StepInputs.entities`, typed: a team reads the fields). Money is in 만원 (10,000 KRW) as
+The planner reads these once from the person's words (rules, never the LLM: numbers must be exact) and
+puts them, typed, in `Intent.entities` (PlanReady v2; v1 carried a dict) and in every step's inputs
+(`StepInputs.entities`: a team reads the fields). Money is in 만원 (10,000 KRW) as
 integers; areas are supply area (공급면적) in m², the unit of the listings data: "N평대" is [N, N+10) 평,
 "N평" is [N-1, N+1) 평, and an area written in m² ("84㎡", "전용 59") is exclusive area (전용면적) turned
 into the supply band it implies at a 전용률 of 70-80 %. Every field is optional: absent means "not said".
@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from contracts.values import Frozen
+from contracts.frozen import Frozen
 
 
 class PropertyType(StrEnum):

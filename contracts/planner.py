@@ -2,22 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
+from contracts.entities import QueryEntities
 from contracts.events import Event
+from contracts.frozen import Frozen
 from contracts.registry import REGISTRY
-from contracts.values import Intent, PlanStep, Strategy
+from contracts.steps import split_fields
+from contracts.values import Intent, IntentType, PlanStep, Strategy
+
+
+class IntentV1(Frozen):
+    """The intent as PlanReady v1 carried it: the reading as an untyped dict."""
+
+    type: IntentType
+    confidence: float = Field(ge=0, le=1)
+    keywords: list[str] = []
+    entities: dict[str, Any] = {}
 
 
 @REGISTRY.event
-class PlanReady(Event):
-    """The planner's reading of the question and the steps that answer it (empty for guidance)."""
+class PlanReadyV1(Event):
+    """First published shape: the reading (`intent.entities`) a free dict. Read through
+    `upcast_plan_ready_v1`."""
 
     event_type = "PlanReady"
     producer = "planner"
     schema_version: Literal[1] = 1
+
+    run_id: str
+    intent: IntentV1
+    steps: list[PlanStep] = []
+    strategy: Strategy = "sequential"
+    estimated_total_s: float = Field(default=0.0, ge=0)
+    mode: Literal["llm", "rules"]
+
+
+@REGISTRY.event
+class PlanReady(Event):
+    """v2: the planner's reading of the question, typed (`intent.entities`, read once from the turn), and
+    the steps that answer it (empty for guidance)."""
+
+    event_type = "PlanReady"
+    producer = "planner"
+    schema_version: Literal[2] = 2
 
     run_id: str
     intent: Intent
@@ -25,3 +55,12 @@ class PlanReady(Event):
     strategy: Strategy = "sequential"
     estimated_total_s: float = Field(default=0.0, ge=0)
     mode: Literal["llm", "rules"]
+
+
+@REGISTRY.upcaster("PlanReady", from_version=1)
+def upcast_plan_ready_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """v1's reading as the typed one: its keys that read as reading fields (the planner wrote a dumped
+    QueryEntities); any other key (the first examples' "region") no reader of this build looks at."""
+    intent = data["intent"]
+    entities, _ = split_fields(QueryEntities, intent.get("entities", {}))
+    return {**data, "intent": {**intent, "entities": entities}}

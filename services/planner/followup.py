@@ -74,7 +74,7 @@ def fee_inputs_from_before(text: str, named: QueryEntities, previous: PriorTurn 
     plans nothing of its own, so it is no question to follow up)."""
     if previous is None or named.amounts_manwon or not BROKERAGE_FEE_WORDS.search(text):
         return named
-    before = previous_entities(previous)
+    before = previous.intent.entities
     return merge_entities(before, named) if before.amounts_manwon else named
 
 
@@ -84,21 +84,13 @@ def demand_from_before(text: str, named: QueryEntities, previous: PriorTurn | No
     figure becomes the new rent or deposit asked, and that lease comes along, so the raise is checked."""
     if previous is None or named.amounts_manwon:
         return named
-    before = previous_entities(previous)
+    before = previous.intent.entities
     asked = demanded_of(text, before)
     if not asked:
         return named
     lease = {"deposit_manwon": before.deposit_manwon, "monthly_rent_manwon": before.monthly_rent_manwon}
     figures = [v for v in (*lease.values(), *asked.values()) if v is not None]
     return named.model_copy(update={**lease, **asked, "amounts_manwon": figures})
-
-
-def previous_entities(previous: PriorTurn) -> QueryEntities:
-    """The entities the previous run planned with; unreadable ones count as none."""
-    try:
-        return QueryEntities.model_validate(previous.intent.entities)
-    except ValueError:
-        return QueryEntities()
 
 
 def merge_entities(before: QueryEntities, named: QueryEntities) -> QueryEntities:

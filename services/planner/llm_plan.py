@@ -96,13 +96,13 @@ def plan_from_llm(
     context, previous_query = text, None
     entities = named
     if previous is not None and followup.is_follow_up(text, previous, named):
-        entities = followup.merge_entities(followup.previous_entities(previous), named)
+        entities = followup.merge_entities(previous.intent.entities, named)
         context, previous_query = previous.query, previous.query
     intent = Intent(
         type=answer.intent,
         confidence=answer.confidence,
         keywords=answer.keywords,
-        entities=entities.model_dump(mode="json", exclude_defaults=True),
+        entities=entities,
     )
     steps = [
         make_step(s.id, s.team, s.task, s.focus, s.depends_on, query, entities, previous_query)

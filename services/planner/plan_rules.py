@@ -130,7 +130,7 @@ def plan_by_rules(
     named = extract_entities(text, today=today)
     if previous is not None and followup.is_follow_up(text, previous, named):
         demanded = followup.demand_from_before(text, named, previous)
-        entities = followup.merge_entities(followup.previous_entities(previous), demanded)
+        entities = followup.merge_entities(previous.intent.entities, demanded)
         task = _task_asked(find_hits(text))
         intent = _continued_intent(previous.intent, text, entities, task)
         if task:  # a new task on the same subject: its own steps, the question before as context
@@ -223,7 +223,7 @@ def _continued_intent(
         type=task or before.type,
         confidence=round(before.confidence * 0.9, 2),
         keywords=list(dict.fromkeys(before.keywords + said))[:10],
-        entities=entities.model_dump(mode="json", exclude_defaults=True),
+        entities=entities,
     )
 
 

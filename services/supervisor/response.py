@@ -16,7 +16,7 @@ from typing import Any
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.supervisor import ResponseReady
 from contracts.values import Citation, DocumentRef, IntentType, StepFocus
-from services.housing.conversation import noted, reading_of, said_before
+from services.housing.conversation import noted, said_before
 from services.housing.money import format_manwon
 from services.supervisor.run import RunState, StepState
 
@@ -34,7 +34,7 @@ def guidance(state: RunState) -> ResponseReady:
     """IRRELEVANT / UNCLEAR: no team ran; say what Jipsa can do, with questions to start from. Facts the
     person stated with nothing asked ('연봉 4천이에요') are acknowledged: the next turn uses them."""
     unclear = state.intent is not None and state.intent.type == IntentType.UNCLEAR
-    facts = noted(reading_of(state.intent.entities)) if state.intent else None
+    facts = noted(state.intent.entities) if state.intent else None
     opening = facts or (
         "질문을 조금 더 구체적으로 알려주시면 정확히 도와드릴게요."
         if unclear

@@ -36,12 +36,12 @@ RISK = PlannedStep(
 def test_a_good_answer_becomes_a_plan_with_rules_entities() -> None:
     plan = plan_from_llm(answer(SEARCH, RISK), QUERY, None)
     assert plan.intent.type is I.RISK_ANALYSIS and plan.intent.keywords == ["위험도"]
-    assert plan.intent.entities["price_max_manwon"] == 30000  # read by rules, not by the model
+    assert plan.intent.entities.price_max_manwon == 30000  # read by rules, not by the model
     assert [s.step_id for s in plan.steps] == ["search-market", "analyze-risk"]
     assert plan.steps[1].inputs == {
         "query": QUERY,
         "focus": ["jeonse_risk"],
-        "entities": plan.intent.entities,
+        "entities": plan.intent.entities.model_dump(mode="json", exclude_defaults=True),
     }
     assert plan.strategy == "sequential" and plan.estimated_total_s > 0
     assert plan.steps[0].timeout_s > 0
@@ -106,7 +106,7 @@ def test_the_schema_tells_the_model_what_each_field_means() -> None:
 def test_a_follow_up_answer_uses_the_merged_entities() -> None:
     first = plan_by_rules(QUERY)
     plan = plan_from_llm(answer(SEARCH, RISK), "서초구는요?", PriorTurn(first.context_query, first.intent))
-    assert plan.intent.entities["gu"] == ["서초구"] and plan.intent.entities["price_max_manwon"] == 30000
+    assert plan.intent.entities.gu == ["서초구"] and plan.intent.entities.price_max_manwon == 30000
     assert plan.steps[0].inputs["previous_query"] == QUERY
 
 
