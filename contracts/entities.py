@@ -145,3 +145,21 @@ class QueryEntities(Frozen):
     conditions_not_in_data: list[str] = Field(
         default=[], description="conditions named that the listings cannot check: 주차, 반려동물, 향"
     )
+    # What the turn says of the person's situation and asks of it (services/housing/reading.py): read
+    # once here, so the team that answers reads the field, not the words.
+    debt_spoken_of: bool = Field(
+        default=False,
+        description="the turn speaks of a debt on the home (근저당, 선순위, 대출, 융자): a second amount "
+        "beside the deposit, with no role of its own, is that debt",
+    )
+    no_debt_said: bool = Field(default=False, description="the person says the home has none: 근저당 없어요")
+    guarantee_asked: bool = Field(
+        default=False, description="the turn asks about insuring the deposit: 전세보증금반환보증, HUG, SGI"
+    )
+    dsr_percent: float | None = Field(
+        default=None,
+        description="a DSR ratio the person names, percent: DSR 40% -> 40.0 (outranks the rules')",
+    )
+    loan_limit_asked: bool = Field(
+        default=False, description="the turn asks how much may be borrowed: 한도, 얼마까지 대출, 최대"
+    )

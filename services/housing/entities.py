@@ -11,7 +11,7 @@ from datetime import date
 from typing import TypeVar
 
 from contracts.entities import DealType, PropertyType, QueryEntities
-from services.housing import household
+from services.housing import household, reading
 from services.housing.amounts import (
     Bounds,
     PriceBounds,
@@ -124,6 +124,11 @@ def extract_entities(
         conditions_said=list(wanted.said),
         conditions_not_in_data=list(wanted.not_in_data),
         ranked_by=wanted.ranked_by,
+        debt_spoken_of=reading.debt_spoken_of(text),
+        no_debt_said=reading.no_debt_said(text),
+        guarantee_asked=reading.guarantee_asked(text),
+        dsr_percent=reading.dsr_stated(text),
+        loan_limit_asked=reading.loan_limit_asked(text),
     )
 
 

@@ -122,7 +122,8 @@ def test_jeonse_ratio_uses_the_median_of_comparable_sale_prices() -> None:
 
 def test_senior_debt_counts_ahead_of_the_deposit() -> None:
     # (30,000 + 8,000) / 45,000 = 84.4% -> 매우 위험, and guarantee still possible (<= 90%).
-    case = Case("전세 3억인데 근저당 8천만원", dependency_results={"s1": SEARCH_STEP})
+    query = "전세 3억인데 근저당 8천만원"
+    case = Case(query, extract_entities(query), dependency_results={"s1": SEARCH_STEP})
     result = jeonse_risk(case, RULES.jeonse_risk, STATUTES)
     assert figure(result, "보증금+선순위채권").value == 84.4
     assert result.data["jeonse_risk"]["band"] == "매우 위험"

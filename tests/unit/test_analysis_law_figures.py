@@ -13,6 +13,7 @@ from services.analysis.lease.priority_repayment import priority_repayment
 from services.analysis.lease.rent_increase import rent_increase
 from services.analysis.rules.rulebook import CORPUS
 from services.analysis.rules.statutes import StatuteBook
+from services.housing.entities import extract_entities
 from tests.unit.step_results import RULES, cited, figure, lease_with_base_rate
 
 pytestmark = pytest.mark.unit
@@ -175,7 +176,9 @@ def test_a_money_word_is_not_a_place() -> None:
 
 
 def risk(query: str, entities: dict, dependencies: dict[str, StepResult] | None = None):
-    case = Case(query, QueryEntities.model_validate(entities), {}, dependencies or {})
+    """The risk analysis on the planner's reading of the question, its figures as `entities` give them."""
+    reading = extract_entities(query).model_copy(update=entities)
+    case = Case(query, QueryEntities.model_validate(reading.model_dump()), {}, dependencies or {})
     return jeonse_risk(case, RULES.jeonse_risk, STATUTES)
 
 

@@ -7,7 +7,6 @@ from datetime import date
 
 import pytest
 
-from contracts.entities import QueryEntities
 from contracts.steps import StepInputs
 from contracts.values import StepFocus as F
 from services.analysis.case import Case
@@ -17,6 +16,7 @@ from services.analysis.loans.repayment import level_payment, schedule, yearly
 from services.analysis.profile import read_profile
 from services.analysis.rules.rulebook import REPO_ROOT, RuleBook
 from services.analysis.tools import ANALYSIS_TEAM
+from services.housing.entities import extract_entities
 from services.platform.team import StepWork
 from services.platform.team_of_tools import choose_by_rules
 
@@ -26,7 +26,9 @@ LENDING = RULES.lending
 
 
 def simulate(query: str, as_of: str = "2026-01-10", **inputs):
-    return loan_simulation(Case(query, QueryEntities(), {"as_of": as_of, **inputs}), LENDING, RULES.regions)
+    """The simulator on the planner's reading of the question, with `inputs` as the applicant's facts."""
+    case = Case(query, extract_entities(query), {"as_of": as_of, **inputs})
+    return loan_simulation(case, LENDING, RULES.regions)
 
 
 def figure(result, label: str):
