@@ -11,6 +11,7 @@ into the supply band it implies at a 전용률 of 70-80 %. Every field is option
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import Field
 
@@ -40,6 +41,49 @@ class Ranking(StrEnum):
     LARGEST = "largest"
     NEWEST = "newest"
     OLDEST = "oldest"
+
+
+AmountRole = Literal[
+    "deposit",
+    "monthly_rent",
+    "sale_price",
+    "loan",
+    "senior_debt",
+    "debt",  # the person's own debts (기존 대출, 신용대출): their balance
+    "debt_payment",  # what the person repays on them a month
+    "income",
+    "monthly_income",
+    "fee",
+    "holding_cost",  # 보유세 a year
+    "assets",
+    "price",
+]
+AmountChange = Literal["to", "by", "cut"]  # the new figure ("3억 5천으로"), an increase by, a cut by
+LeaseKind = Literal["deposit", "monthly_rent"]  # 보증금, 월차임: what a lease's increase raises
+LeaseEvent = Literal["contract", "increase", "move_in"]  # 계약·갱신, 직전 인상, 입주
+
+
+class StatedAmount(Frozen):
+    """One amount as written, with the role its words give it and the change it makes."""
+
+    manwon: int
+    role: AmountRole
+    change: AmountChange | None = Field(
+        default=None, description="to: the new figure (3억 5천으로); by: raised by; cut: lowered by"
+    )
+    base: int | None = Field(
+        default=None,
+        description="the amount it changes, 만원, when one was written before it (3억인데 4천 올려)",
+    )
+
+
+class TimeSince(Frozen):
+    """The time since a lease event as the person said it (경과 기간): '재계약한 지 6개월'."""
+
+    event: LeaseEvent
+    months: float = Field(ge=0)
+    under: bool = Field(default=False, description="less than that: '1년이 안 됐'")
+    text: str = Field(description="as written: 재계약한지 6개월")
 
 
 class QueryEntities(Frozen):
@@ -162,4 +206,31 @@ class QueryEntities(Frozen):
     )
     loan_limit_asked: bool = Field(
         default=False, description="the turn asks how much may be borrowed: 한도, 얼마까지 대출, 최대"
+    )
+    # A lease's change as asked (services/housing/reading.py over amounts.py and elapsed.py).
+    amounts: list[StatedAmount] = Field(
+        default=[], description="each amount of amounts_manwon with its role and the change it makes"
+    )
+    monthly_rent_spoken_of: bool = Field(
+        default=False,
+        description="the turn speaks of a monthly rent (월세, 차임): a small bare amount is one",
+    )
+    conversion_asked: bool = Field(
+        default=False, description="the turn turns deposit into monthly rent (전월세 전환, 월세로 돌리면)"
+    )
+    raise_asked: bool = Field(default=False, description="the turn speaks of raising (올려, 인상, 증액)")
+    raise_percent: float | None = Field(
+        default=None,
+        description="the percent a raise asks ('10% 올려달래요' -> 10.0), not the cap asked of ('5% 넘나요')",
+    )
+    raise_percent_of: LeaseKind | None = Field(
+        default=None, description="what that percent raises, by the last lease word before it"
+    )
+    lease_kinds_named: list[LeaseKind] = Field(
+        default=[],
+        description="the lease figures the turn names: 보증금·전세금 -> deposit, 월세·차임 -> monthly_rent",
+    )
+    since_last: TimeSince | None = Field(
+        default=None,
+        description="the time since the contract or the last increase as said (a move when neither is)",
     )

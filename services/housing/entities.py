@@ -83,6 +83,7 @@ def extract_entities(
     size = parse_size(text)
     wanted = read_constraints(text, today)
     regions = [r for r in regions_named(text) if r != "서울"]  # Seoul's 구 are read as places
+    raised = reading.raise_percent(text)
     return QueryEntities(
         gu=places.gu,
         dong=places.dong,
@@ -129,6 +130,14 @@ def extract_entities(
         guarantee_asked=reading.guarantee_asked(text),
         dsr_percent=reading.dsr_stated(text),
         loan_limit_asked=reading.loan_limit_asked(text),
+        amounts=reading.stated_amounts(amounts),
+        monthly_rent_spoken_of=reading.monthly_rent_spoken_of(text),
+        conversion_asked=reading.conversion_asked(text),
+        raise_asked=reading.raise_asked(text),
+        raise_percent=raised[0],
+        raise_percent_of=raised[1],
+        lease_kinds_named=reading.lease_kinds_named(text),
+        since_last=reading.since_last(text),
     )
 
 

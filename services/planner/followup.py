@@ -36,10 +36,21 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("price_min_manwon", "price_max_manwon"),
     ("monthly_rent_min_manwon", "monthly_rent_max_manwon"),
     ("size_min_m2", "size_max_m2", "size_text"),
-    ("amounts_manwon",),
-    ("percent",),
+    ("amounts_manwon", "amounts"),
+    ("percent", "raise_percent", "raise_percent_of"),
     ("dates",),
     ("term_months",),
+    # What the turn says of the situation and asks (services/housing/reading.py), each replaced when said.
+    ("debt_spoken_of",),
+    ("no_debt_said",),
+    ("guarantee_asked",),
+    ("dsr_percent",),
+    ("loan_limit_asked",),
+    ("monthly_rent_spoken_of",),
+    ("conversion_asked",),
+    ("raise_asked",),
+    ("lease_kinds_named",),
+    ("since_last",),
 )
 
 

@@ -76,3 +76,65 @@ def test_a_guarantee_asked_about_is_read(query: str) -> None:
 )
 def test_a_loan_limit_asked_is_read(query: str, asked: bool) -> None:
     assert extract_entities(query).loan_limit_asked is asked
+
+
+DEPOSIT_WORDS = st.sampled_from(["보증금", "전세금", "전세"])
+RENT_WORDS = st.sampled_from(["월세", "월차임", "차임"])
+RAISES = st.sampled_from(
+    ["올려달래요", "올린대요", "인상한대요", "올려 달라는데 돼요?", "증액 요구를 받았어요"]
+)
+EOKS = st.integers(1, 9)
+
+
+@settings(deadline=None)
+@given(DEPOSIT_WORDS, EOKS, st.integers(1, 9), RAISES)
+def test_a_raise_by_an_amount_is_read_as_a_change_of_the_deposit_said(
+    word: str, eok: int, thousands: int, verb: str
+) -> None:
+    reading = extract_entities(f"{word} {eok}억인데 {thousands}천 {verb}")
+    now, change = reading.amounts
+    assert (now.manwon, now.role, now.change) == (eok * 10_000, "deposit", None)
+    assert (change.manwon, change.role, change.change, change.base) == (
+        thousands * 1_000,
+        "deposit",
+        "by",
+        eok * 10_000,
+    )
+    assert reading.raise_asked and reading.lease_kinds_named == ["deposit"]
+
+
+@settings(deadline=None)
+@given(st.sampled_from([(DEPOSIT_WORDS, "deposit"), (RENT_WORDS, "monthly_rent")]), st.data(), RAISES)
+def test_the_percent_a_raise_asks_raises_the_lease_figure_named_before_it(kind, data, verb: str) -> None:
+    words, expected = kind
+    word, percent = data.draw(words), data.draw(st.integers(1, 30))
+    reading = extract_entities(f"{word} 그대로인 줄 알았는데 {percent}% {verb}")
+    assert (reading.raise_percent, reading.raise_percent_of) == (float(percent), expected)
+
+
+@settings(deadline=None)
+@given(
+    st.integers(1, 30),
+    st.sampled_from(["넘는 거 아닌가요", "이내면 괜찮죠?", "까지만 되죠?", " 룰 있지 않아요?"]),
+)
+def test_a_percent_naming_the_cap_is_no_raise_asked(percent: int, cap_talk: str) -> None:
+    reading = extract_entities(f"보증금 2억인데 {percent}% {cap_talk}")
+    assert reading.raise_percent is None and reading.percent == float(percent)
+
+
+@settings(deadline=None)
+@given(
+    st.sampled_from([("재계약한 지", "contract"), ("계약한지", "contract"), ("올린 지", "increase")]),
+    st.integers(1, 23),
+    st.sampled_from(["됐는데 또 올려달래요", "됐어요. 인상 가능한가요?"]),
+)
+def test_the_time_since_the_last_change_is_read_in_months(said, months: int, after: str) -> None:
+    words, event = said
+    since = extract_entities(f"{words} {months}개월 {after}").since_last
+    assert since is not None and (since.event, since.months, since.under) == (event, float(months), False)
+
+
+def test_a_deposit_turned_into_rent_is_a_conversion_asked_with_the_cut_it_makes() -> None:
+    reading = extract_entities("보증금에서 8천 빼고 그만큼 월세로 돌리면 얼마예요?")
+    assert reading.conversion_asked and reading.monthly_rent_spoken_of and not reading.raise_asked
+    assert [(a.manwon, a.role, a.change) for a in reading.amounts] == [(8000, "deposit", "cut")]
