@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from contracts.entities import QueryEntities
 from contracts.events import Event
@@ -40,10 +40,19 @@ class PlanReadyV1(Event):
     mode: Literal["llm", "rules"]
 
 
+class ReadingDisagreement(Frozen):
+    """A field of the reading the planning LLM read otherwise than the rules: the rules' value is kept."""
+
+    field: str = Field(description="the QueryEntities field: gu, deal_type, guarantee_asked …")
+    rules: JsonValue = Field(description="the value the rules read, which the plan carries")
+    llm: JsonValue = Field(description="the value the LLM read")
+
+
 @REGISTRY.event
 class PlanReady(Event):
     """v2: the planner's reading of the question, typed (`intent.entities`, read once from the turn), and
-    the steps that answer it (empty for guidance)."""
+    the steps that answer it (empty for guidance). A plan the LLM made records where its reading of the
+    turn differed from the rules' (`disagreements`); amounts and dates it is never asked for."""
 
     event_type = "PlanReady"
     producer = "planner"
@@ -55,6 +64,9 @@ class PlanReady(Event):
     strategy: Strategy = "sequential"
     estimated_total_s: float = Field(default=0.0, ge=0)
     mode: Literal["llm", "rules"]
+    disagreements: list[ReadingDisagreement] = Field(
+        default=[], description="fields the planning LLM read otherwise than the rules (mode llm only)"
+    )
 
 
 @REGISTRY.upcaster("PlanReady", from_version=1)

@@ -4,8 +4,9 @@
 - a follow-up of the session's previous run ("그럼 서초구는?") is planned by rules from that
   run's intent, since the rules carry the earlier entities over exactly;
 - otherwise, with an endpoint configured, one structured `planning` call (intent analysis, team
-  selection and decomposition merged); any failure of it (no answer, invalid JSON, a plan that does
-  not validate) falls back to rules, and the record says so.
+  selection and decomposition merged, and the model's reading of the turn, checked against the rules'
+  reading, which the plan keeps); any failure of it (no answer, invalid JSON, a plan that does not
+  validate) falls back to rules, and the record says so.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from contracts.planner import ReadingDisagreement
 from contracts.telemetry import LlmCallRecorded
 from services.planner.followup import is_follow_up
 from services.planner.intents import Evidence, is_small_talk
-from services.planner.llm_plan import InvalidPlan, PlanningAnswer, plan_from_llm
+from services.planner.llm_plan import InvalidPlan, PlanningAnswer, disagreements, plan_from_llm
 from services.planner.plan_rules import Plan, PriorTurn, plan_by_rules
 from services.platform.llm import LlmClient, LlmResult
 
@@ -29,6 +31,7 @@ class Planned:
     plan: Plan
     mode: Literal["llm", "rules"]
     llm_calls: Sequence[LlmCallRecorded] = ()
+    disagreements: Sequence[ReadingDisagreement] = ()  # where the model read the turn otherwise
 
 
 async def plan(
@@ -49,12 +52,14 @@ async def plan(
     if result.value is None:  # no endpoint, or no answer that fits the schema
         return Planned(await _by_rules(query, previous, today, evidence), "rules", [result.record])
     try:
-        return Planned(plan_from_llm(result.value, query, previous, today), "llm", [result.record])
+        planned = plan_from_llm(result.value, query, previous, today)
     except InvalidPlan as invalid:
         record = result.record.model_copy(
             update={"outcome": "invalid_output", "fallback_used": True, "error": str(invalid)[:500]}
         )
         return Planned(await _by_rules(query, previous, today, evidence), "rules", [record])
+    checked = disagreements(result.value.reading, planned.intent.entities)
+    return Planned(planned, "llm", [result.record], checked)
 
 
 async def _by_rules(

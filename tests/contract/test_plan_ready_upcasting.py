@@ -48,9 +48,9 @@ def test_a_published_plan_ready_v1_is_read_as_v2_keeping_what_reads_as_the_readi
     # The examples' entities predate the reading ("region", "transaction_type"): no reader has them to read.
     assert event.intent.entities == QueryEntities()
     as_v1 = PlanReadyV1.model_validate(stored)
-    assert event.model_dump(exclude={"intent", "schema_version"}) == as_v1.model_dump(
-        exclude={"intent", "schema_version"}
-    )
+    assert event.disagreements == []  # v1 recorded none
+    kept = {"intent", "schema_version", "disagreements"}
+    assert event.model_dump(exclude=kept) == as_v1.model_dump(exclude=kept)
     assert event.intent.model_dump(exclude={"entities"}) == as_v1.intent.model_dump(exclude={"entities"})
     assert stored == before, "upcasting must not rewrite the stored payload"
 
@@ -114,7 +114,7 @@ def recorded(planned_as: int) -> Recording:
         run_id="r1", intent=plan.intent, steps=plan.steps, strategy=plan.strategy, mode="rules"
     )
     if planned_as == 1:
-        payload = ready.model_dump(mode="json")
+        payload = ready.model_dump(mode="json", exclude={"disagreements"})
         reading = plan.intent.entities.model_dump(mode="json", exclude_defaults=True)
         intent = {**payload["intent"], "entities": reading}
         ready = PlanReadyV1.model_validate({**payload, "schema_version": 1, "intent": intent})
