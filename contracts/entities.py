@@ -230,6 +230,17 @@ class QueryEntities(Frozen):
         default=[],
         description="the lease figures the turn names: 보증금·전세금 -> deposit, 월세·차임 -> monthly_rent",
     )
+    # What a search is asked for beside the market (services/housing/reading.py).
+    listings_asked: bool = Field(
+        default=False, description="the turn asks whether listings are there: 있어요?, 찾아줘, 구해요"
+    )
+    market_level_asked: bool = Field(
+        default=False, description="the turn asks the market's level: 시세, 평균, 얼마, 수준, 동향"
+    )
+    count_asked: bool = Field(default=False, description="the turn asks how many: 몇 개, 몇 곳, 단지 수")
+    rankings_asked: list[Ranking] = Field(
+        default=[], description="every superlative asked: 제일 싼 거랑 제일 비싼 거 -> cheapest, priciest"
+    )
     since_last: TimeSince | None = Field(
         default=None,
         description="the time since the contract or the last increase as said (a move when neither is)",

@@ -22,7 +22,7 @@ from services.housing.amounts import (
     read_amounts,
 )
 from services.housing.area import parse_size
-from services.housing.constraints import read_constraints
+from services.housing.constraints import rankings_asked, read_constraints
 from services.housing.dates import find_dates, parse_term_months
 from services.housing.elapsed import elapsed_since
 from services.housing.places import Gazetteer, compact, default_gazetteer, regions_named
@@ -138,6 +138,10 @@ def extract_entities(
         raise_percent_of=raised[1],
         lease_kinds_named=reading.lease_kinds_named(text),
         since_last=reading.since_last(text),
+        listings_asked=reading.listings_asked(text),
+        market_level_asked=reading.market_level_asked(text),
+        count_asked=reading.count_asked(text),
+        rankings_asked=rankings_asked(text),
     )
 
 

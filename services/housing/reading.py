@@ -33,6 +33,11 @@ _CAP_TALK = re.compile(
     r"\s*(?:이|가|을|를|은|는)?\s*(?:이내|이하|넘|초과|까지|상한|룰|규정|제한|한도|안(?:이|에|으로|쪽)|미만|선)"
 )
 _RATE_BEFORE = re.compile(r"금리|이율|이자|전환율|수익률|세율|가율|LTV|DSR|DTI", re.IGNORECASE)
+# A search asked for beside the market: whether there are listings ("8억 이하로 있어요?", "5억 이하
+# 찾아줘"), the market's level, a count ("단지가 몇 개나", "매물 수").
+_LISTINGS_ASKED = re.compile(r"있(?:어요|나요|을까|는지|나|어\?|습니까)|찾아|구해|나와\s*있")
+_LEVEL_ASKED = re.compile(r"시세|평균|얼마|수준|동향")
+_COUNT_ASKED = re.compile(r"몇\s*(?:개|곳|군데|단지|건)|개수|(?:단지|매물)\s*수(?![가-힣])")
 
 
 def debt_spoken_of(text: str) -> bool:
@@ -59,6 +64,18 @@ def dsr_stated(text: str) -> float | None:
 def loan_limit_asked(text: str) -> bool:
     """The turn asks how much may be borrowed: 한도, 얼마까지 대출, 최대, a DSR or LTV named."""
     return bool(_LIMIT_WORDS.search(text))
+
+
+def listings_asked(text: str) -> bool:
+    return bool(_LISTINGS_ASKED.search(text))
+
+
+def market_level_asked(text: str) -> bool:
+    return bool(_LEVEL_ASKED.search(text))
+
+
+def count_asked(text: str) -> bool:
+    return bool(_COUNT_ASKED.search(text))
 
 
 def stated_amounts(amounts: list[Amount]) -> list[StatedAmount]:

@@ -51,6 +51,10 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("raise_asked",),
     ("lease_kinds_named",),
     ("since_last",),
+    ("listings_asked",),
+    ("market_level_asked",),
+    ("count_asked",),
+    ("rankings_asked",),
 )
 
 

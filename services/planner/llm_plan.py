@@ -97,6 +97,10 @@ class TurnReading(BaseModel):
     conversion_asked: bool = _as_in_the_reading("conversion_asked")
     raise_asked: bool = _as_in_the_reading("raise_asked")
     lease_kinds_named: list[LeaseKind] = _as_in_the_reading("lease_kinds_named")
+    listings_asked: bool = _as_in_the_reading("listings_asked")
+    market_level_asked: bool = _as_in_the_reading("market_level_asked")
+    count_asked: bool = _as_in_the_reading("count_asked")
+    rankings_asked: list[Ranking] = _as_in_the_reading("rankings_asked")
 
 
 class PlanningAnswer(BaseModel):

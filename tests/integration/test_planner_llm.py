@@ -59,7 +59,12 @@ async def test_one_structured_call_plans_a_compound_question(llm, fake_openai: F
 
 async def test_the_models_reading_is_checked_and_the_rules_reading_kept(llm, fake_openai: FakeOpenAI) -> None:
     # The model reads 월세 where the question says 전세, and misses 아파트: both recorded, neither planned.
-    reading = {"gu": ["강남구"], "deal_type": "monthly", "lease_kinds_named": ["deposit"]}
+    reading = {
+        "gu": ["강남구"],
+        "deal_type": "monthly",
+        "lease_kinds_named": ["deposit"],
+        "market_level_asked": True,
+    }
     fake_openai.script(Reply.json({**GOOD_ANSWER, "reading": reading}), call_point="planning")
     planned = await plan(llm, COMPOUND, None, "run7")
     assert planned.mode == "llm"

@@ -138,3 +138,28 @@ def test_a_deposit_turned_into_rent_is_a_conversion_asked_with_the_cut_it_makes(
     reading = extract_entities("보증금에서 8천 빼고 그만큼 월세로 돌리면 얼마예요?")
     assert reading.conversion_asked and reading.monthly_rent_spoken_of and not reading.raise_asked
     assert [(a.manwon, a.role, a.change) for a in reading.amounts] == [(8000, "deposit", "cut")]
+
+
+@settings(deadline=None)
+@given(
+    st.sampled_from(["서초구에 아파트", "송파구 전세", "강남역 근처 오피스텔"]),
+    st.sampled_from(["단지가 몇 개나 돼요?", "매물 수 알려줘", "몇 곳 있어요?", "개수가 궁금해요"]),
+)
+def test_a_count_asked_is_read(place: str, count: str) -> None:
+    assert extract_entities(f"{place} {count}").count_asked
+
+
+@pytest.mark.parametrize(
+    ("query", "listings", "level", "rankings"),
+    [
+        ("서초구 아파트 매매 20억 이하로 있어요?", True, False, []),
+        ("강남역 오피스텔 월세 100 이하면 시세가 어때요?", False, True, []),
+        ("대치동 아파트 매매 제일 싼 거랑 제일 비싼 거", False, False, ["cheapest", "priciest"]),
+    ],
+)
+def test_what_a_search_is_asked_beside_the_market_is_read(
+    query: str, listings: bool, level: bool, rankings: list[str]
+) -> None:
+    reading = extract_entities(query)
+    assert (reading.listings_asked, reading.market_level_asked) == (listings, level)
+    assert reading.rankings_asked == rankings

@@ -147,10 +147,10 @@ def test_the_models_reading_is_checked_against_the_rules_and_each_difference_nam
 
 def test_places_named_in_another_order_are_the_same_reading() -> None:
     rules = extract_entities("강남구랑 서초구 아파트 시세 비교")
-    assert (
-        disagreements(TurnReading(gu=list(reversed(rules.gu)), property_types=rules.property_types), rules)
-        == []
+    reversed_places = TurnReading(
+        gu=list(reversed(rules.gu)), property_types=rules.property_types, market_level_asked=True
     )
+    assert rules.gu == ["강남구", "서초구"] and disagreements(reversed_places, rules) == []
 
 
 def test_the_models_reading_holds_no_amount_size_or_date() -> None:
