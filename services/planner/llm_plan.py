@@ -148,12 +148,17 @@ def _comparable(value: Any) -> Any:
 
 
 def plan_from_llm(
-    answer: PlanningAnswer, query: str, previous: PriorTurn | None = None, today: date | None = None
+    answer: PlanningAnswer,
+    query: str,
+    previous: PriorTurn | None = None,
+    today: date | None = None,
+    reading: QueryEntities | None = None,
 ) -> Plan:
-    """A plan from the model's answer, with rules-read entities and house-made inputs, strategy and
-    estimate. Raises InvalidPlan when the steps do not validate or do not fit the intent."""
+    """A plan from the model's answer, with rules-read entities (`reading`, when the caller has read the
+    turn already) and house-made inputs, strategy and estimate. Raises InvalidPlan when the steps do not
+    validate or do not fit the intent."""
     text = normalize(query)
-    named = extract_entities(text, today=today)
+    named = reading if reading is not None else extract_entities(text, today=today)
     context, previous_query = text, None
     entities = named
     if previous is not None and followup.is_follow_up(text, previous, named):

@@ -121,13 +121,18 @@ class Plan:
 
 
 def plan_by_rules(
-    query: str, previous: PriorTurn | None = None, today: date | None = None, evidence: Evidence | None = None
+    query: str,
+    previous: PriorTurn | None = None,
+    today: date | None = None,
+    evidence: Evidence | None = None,
+    reading: QueryEntities | None = None,
 ) -> Plan:
     """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question.
     `today` is the day it was asked, against which '내일' or '다음 달 말' is read; `evidence` decides the
-    intent of a new question the words leave unsure of (intents.classify)."""
+    intent of a new question the words leave unsure of (intents.classify); `reading` is the turn's, when
+    the caller has read it already (planning.py reads a turn once)."""
     text = normalize(query)
-    named = extract_entities(text, today=today)
+    named = reading if reading is not None else extract_entities(text, today=today)
     if previous is not None and followup.is_follow_up(text, previous, named):
         demanded = followup.demand_from_before(text, named, previous)
         entities = followup.merge_entities(previous.intent.entities, demanded)

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from contracts.entities import QueryEntities
 from contracts.planner import ReadingDisagreement
 from contracts.telemetry import LlmCallRecorded
+from services.housing.entities import extract_entities
 from services.planner.followup import is_follow_up
 from services.planner.intents import Evidence, is_small_talk
 from services.planner.llm_plan import InvalidPlan, PlanningAnswer, disagreements, plan_from_llm
@@ -43,30 +45,36 @@ async def plan(
     evidence: Evidence | None = None,
 ) -> Planned:
     """The plan for a question asked on `today` (the day in Korea its QueryReceived occurred); the rules
-    read `evidence` (the nearest labelled example) where their words leave them unsure."""
-    if is_small_talk(query) or (previous is not None and is_follow_up(query, previous)):
-        return Planned(await _by_rules(query, previous, today, evidence), "rules")
+    read `evidence` (the nearest labelled example) where their words leave them unsure. The turn is read
+    once, against that day, and every choice below reads that reading."""
+    reading = extract_entities(query, today=today)
+    if is_small_talk(query) or (previous is not None and is_follow_up(query, previous, reading)):
+        return Planned(await _by_rules(query, previous, today, evidence, reading), "rules")
     result: LlmResult[PlanningAnswer | None] = await llm.structured(
         "planning", {"query": query}, PlanningAnswer, run_id=run_id, fallback=lambda: None
     )
     if result.value is None:  # no endpoint, or no answer that fits the schema
-        return Planned(await _by_rules(query, previous, today, evidence), "rules", [result.record])
+        return Planned(await _by_rules(query, previous, today, evidence, reading), "rules", [result.record])
     try:
-        planned = plan_from_llm(result.value, query, previous, today)
+        planned = plan_from_llm(result.value, query, previous, today, reading)
     except InvalidPlan as invalid:
         record = result.record.model_copy(
             update={"outcome": "invalid_output", "fallback_used": True, "error": str(invalid)[:500]}
         )
-        return Planned(await _by_rules(query, previous, today, evidence), "rules", [record])
+        return Planned(await _by_rules(query, previous, today, evidence, reading), "rules", [record])
     checked = disagreements(result.value.reading, planned.intent.entities)
     return Planned(planned, "llm", [result.record], checked)
 
 
 async def _by_rules(
-    query: str, previous: PriorTurn | None, today: date | None, evidence: Evidence | None
+    query: str,
+    previous: PriorTurn | None,
+    today: date | None,
+    evidence: Evidence | None,
+    reading: QueryEntities,
 ) -> Plan:
     """The rules' plan; with the evidence, in a worker thread: an unsure question's embedding (20-35 ms)
     must not hold the planner's event loop."""
     if evidence is None:
-        return plan_by_rules(query, previous, today)
-    return await asyncio.to_thread(plan_by_rules, query, previous, today, evidence)
+        return plan_by_rules(query, previous, today, reading=reading)
+    return await asyncio.to_thread(plan_by_rules, query, previous, today, evidence, reading)
