@@ -1,8 +1,8 @@
 """What a question names: places, property and deal kinds, money, sizes, dates.
 
-The planner reads these from the person's words (rules, never the LLM: numbers must be exact) and puts
-them in `Intent.entities` (a dict, `model_dump(mode="json", exclude_defaults=True)`) and in every step's
-inputs (`StepInputs.entities`, typed: a team reads the fields). Money is in 만원 (10,000 KRW) as
+The planner reads these once from the person's words (rules, never the LLM: numbers must be exact) and
+puts them, typed, in `Intent.entities` (PlanReady v2; v1 carried a dict) and in every step's inputs
+(`StepInputs.entities`: a team reads the fields). Money is in 만원 (10,000 KRW) as
 integers; areas are supply area (공급면적) in m², the unit of the listings data: "N평대" is [N, N+10) 평,
 "N평" is [N-1, N+1) 평, and an area written in m² ("84㎡", "전용 59") is exclusive area (전용면적) turned
 into the supply band it implies at a 전용률 of 70-80 %. Every field is optional: absent means "not said".
@@ -11,10 +11,11 @@ into the supply band it implies at a 전용률 of 70-80 %. Every field is option
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import Field
 
-from contracts.values import Frozen
+from contracts.frozen import Frozen
 
 
 class PropertyType(StrEnum):
@@ -41,6 +42,49 @@ class Ranking(StrEnum):
     SMALLEST = "smallest"
     NEWEST = "newest"
     OLDEST = "oldest"
+
+
+AmountRole = Literal[
+    "deposit",
+    "monthly_rent",
+    "sale_price",
+    "loan",
+    "senior_debt",
+    "debt",  # the person's own debts (기존 대출, 신용대출): their balance
+    "debt_payment",  # what the person repays on them a month
+    "income",
+    "monthly_income",
+    "fee",
+    "holding_cost",  # 보유세 a year
+    "assets",
+    "price",
+]
+AmountChange = Literal["to", "by", "cut"]  # the new figure ("3억 5천으로"), an increase by, a cut by
+LeaseKind = Literal["deposit", "monthly_rent"]  # 보증금, 월차임: what a lease's increase raises
+LeaseEvent = Literal["contract", "increase", "move_in"]  # 계약·갱신, 직전 인상, 입주
+
+
+class StatedAmount(Frozen):
+    """One amount as written, with the role its words give it and the change it makes."""
+
+    manwon: int
+    role: AmountRole
+    change: AmountChange | None = Field(
+        default=None, description="to: the new figure (3억 5천으로); by: raised by; cut: lowered by"
+    )
+    base: int | None = Field(
+        default=None,
+        description="the amount it changes, 만원, when one was written before it (3억인데 4천 올려)",
+    )
+
+
+class TimeSince(Frozen):
+    """The time since a lease event as the person said it (경과 기간): '재계약한 지 6개월'."""
+
+    event: LeaseEvent
+    months: float = Field(ge=0)
+    under: bool = Field(default=False, description="less than that: '1년이 안 됐'")
+    text: str = Field(description="as written: 재계약한지 6개월")
 
 
 class QueryEntities(Frozen):
@@ -145,4 +189,60 @@ class QueryEntities(Frozen):
     )
     conditions_not_in_data: list[str] = Field(
         default=[], description="conditions named that the listings cannot check: 주차, 반려동물, 향"
+    )
+    # What the turn says of the person's situation and asks of it (services/housing/reading.py): read
+    # once here, so the team that answers reads the field, not the words.
+    debt_spoken_of: bool = Field(
+        default=False,
+        description="the turn speaks of a debt on the home (근저당, 선순위, 대출, 융자): a second amount "
+        "beside the deposit, with no role of its own, is that debt",
+    )
+    no_debt_said: bool = Field(default=False, description="the person says the home has none: 근저당 없어요")
+    guarantee_asked: bool = Field(
+        default=False, description="the turn asks about insuring the deposit: 전세보증금반환보증, HUG, SGI"
+    )
+    dsr_percent: float | None = Field(
+        default=None,
+        description="a DSR ratio the person names, percent: DSR 40% -> 40.0 (outranks the rules')",
+    )
+    loan_limit_asked: bool = Field(
+        default=False, description="the turn asks how much may be borrowed: 한도, 얼마까지 대출, 최대"
+    )
+    # A lease's change as asked (services/housing/reading.py over amounts.py and elapsed.py).
+    amounts: list[StatedAmount] = Field(
+        default=[], description="each amount of amounts_manwon with its role and the change it makes"
+    )
+    monthly_rent_spoken_of: bool = Field(
+        default=False,
+        description="the turn speaks of a monthly rent (월세, 차임): a small bare amount is one",
+    )
+    conversion_asked: bool = Field(
+        default=False, description="the turn turns deposit into monthly rent (전월세 전환, 월세로 돌리면)"
+    )
+    raise_asked: bool = Field(default=False, description="the turn speaks of raising (올려, 인상, 증액)")
+    raise_percent: float | None = Field(
+        default=None,
+        description="the percent a raise asks ('10% 올려달래요' -> 10.0), not the cap asked of ('5% 넘나요')",
+    )
+    raise_percent_of: LeaseKind | None = Field(
+        default=None, description="what that percent raises, by the last lease word before it"
+    )
+    lease_kinds_named: list[LeaseKind] = Field(
+        default=[],
+        description="the lease figures the turn names: 보증금·전세금 -> deposit, 월세·차임 -> monthly_rent",
+    )
+    # What a search is asked for beside the market (services/housing/reading.py).
+    listings_asked: bool = Field(
+        default=False, description="the turn asks whether listings are there: 있어요?, 찾아줘, 구해요"
+    )
+    market_level_asked: bool = Field(
+        default=False, description="the turn asks the market's level: 시세, 평균, 얼마, 수준, 동향"
+    )
+    count_asked: bool = Field(default=False, description="the turn asks how many: 몇 개, 몇 곳, 단지 수")
+    rankings_asked: list[Ranking] = Field(
+        default=[], description="every superlative asked: 제일 싼 거랑 제일 비싼 거 -> cheapest, priciest"
+    )
+    since_last: TimeSince | None = Field(
+        default=None,
+        description="the time since the contract or the last increase as said (a move when neither is)",
     )

@@ -6,11 +6,10 @@ from datetime import date
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from contracts.entities import QueryEntities
+from contracts.frozen import Frozen
 
 
 class Team(StrEnum):
@@ -32,10 +31,15 @@ class IntentType(StrEnum):
 
 
 class Intent(Frozen):
+    """What a turn asks (its type, how sure, the words that decided it) and the planner's typed reading
+    of it: read once from the turn, then carried to the teams in every step's inputs."""
+
     type: IntentType
     confidence: float = Field(ge=0, le=1)
     keywords: list[str] = []
-    entities: dict[str, Any] = {}
+    entities: QueryEntities = Field(
+        default=QueryEntities(), description="the reading: what the turn names, with its roles"
+    )
 
 
 class PlanStep(Frozen):

@@ -4,7 +4,6 @@ results); only the open parts are read defensively: a result's `data`, and the f
 
 from __future__ import annotations
 
-import re
 import statistics
 from dataclasses import dataclass, field
 from datetime import date
@@ -14,13 +13,11 @@ from contracts.entities import QueryEntities
 from contracts.results import ListingRow, StepResult
 from contracts.steps import split_fields
 from services.housing.area import PYEONG_M2
-from services.housing.money import amounts_manwon
 
 DEAL_NAMES = {"sale": "매매", "jeonse": "전세", "monthly": "월세", "short_term": "단기임대"}
 AREA_TOLERANCE = 0.25  # a comparable's areas must come within ±25% of the home's size
 # A monthly rent (월차임) above this many 만원 is read as a deposit when the question gives both.
 RENT_CEILING_MANWON = 500
-_RENT_WORDS = re.compile(r"월세|월차임|차임|월\s*\d")
 
 
 @dataclass(frozen=True)
@@ -70,14 +67,14 @@ class Case:
         return self.said_on or date.today()
 
     def amounts(self) -> list[int]:
-        """Money amounts in the question in order (만원): the planner's, else parsed from the text."""
-        return self.entities.amounts_manwon or amounts_manwon(self.query)
+        """Money amounts in the question in order (만원), as the planner read them."""
+        return self.entities.amounts_manwon
 
     def deposits_and_rents(self) -> tuple[list[float], list[float]]:
         """The amounts as (deposits, monthly rents) when no role was given: a question that speaks of 월세
         and gives a small amount means a monthly rent; otherwise every amount is a deposit (보증금)."""
         amounts = [float(a) for a in self.amounts()]
-        if not _RENT_WORDS.search(self.query):
+        if not self.entities.monthly_rent_spoken_of:
             return amounts, []
         rents = [a for a in amounts if a <= RENT_CEILING_MANWON]
         return [a for a in amounts if a > RENT_CEILING_MANWON], rents

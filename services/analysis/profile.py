@@ -8,14 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from contracts.entities import DealType
+from contracts.entities import AmountRole, DealType
 from services.analysis.case import Case
 from services.housing import household
-from services.housing.amounts import Role, read_amounts
 from services.housing.household import first_int
 
 # The profile's figure each amount role fills; a 근저당 or a fee is not the person's.
-_FIGURES: dict[Role, str] = {
+_FIGURES: dict[AmountRole, str] = {
     "income": "income",
     "monthly_income": "income",
     "debt": "debt_balance",
@@ -74,7 +73,7 @@ def homes_for_lending(p: Profile) -> int | None:
 def read_profile(case: Case) -> Profile:
     text = case.query
     money: dict[str, float] = {}
-    for amount in read_amounts(text):
+    for amount in case.entities.amounts:
         if figure := _FIGURES.get(amount.role):
             money.setdefault(figure, float(amount.manwon * (12 if amount.role == "monthly_income" else 1)))
     if household.says_no_income(text):

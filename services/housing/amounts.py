@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
 
+from contracts.entities import AmountChange as Change
+from contracts.entities import AmountRole as Role
 from services.housing.money import (
     CHANGE_LINK,
     CHANGE_TO,
@@ -40,23 +41,6 @@ from services.housing.money import (
     format_manwon,
 )
 from services.housing.text import normalize, number
-
-Role = Literal[
-    "deposit",
-    "monthly_rent",
-    "sale_price",
-    "loan",
-    "senior_debt",
-    "debt",  # the person's own debts (기존 대출, 신용대출): their balance
-    "debt_payment",  # what the person repays on them a month
-    "income",
-    "monthly_income",
-    "fee",
-    "holding_cost",  # 보유세 a year
-    "assets",
-    "price",
-]
-Change = Literal["to", "by", "cut"]  # the new figure ("3억 5천으로"), an increase by, a cut by
 
 # Role words; where two start at the same place the earlier listed wins (전세자금대출 is a loan, 재산세
 # a holding cost).

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from pydantic import ValidationError
-
 from contracts.entities import QueryEntities
 from services.housing.money import bare_demands, format_manwon
 from services.housing.text import object_particle
@@ -151,14 +149,6 @@ def noted(entities: QueryEntities) -> str | None:
         if figures
         else None
     )
-
-
-def reading_of(entities: Mapping[str, object]) -> QueryEntities:
-    """An intent's entities (a dict on the wire) as the typed reading; unreadable ones count as none."""
-    try:
-        return QueryEntities.model_validate(entities)
-    except ValidationError:
-        return QueryEntities()
 
 
 def _figures(entities: QueryEntities, names: Sequence[str]) -> str:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
+from contracts.entities import LeaseEvent as Event
 from services.housing.text import normalize
 
-Event = Literal["contract", "increase", "move_in"]
 # The event named as the person named it ("재계약", "갱신"), else by its kind.
 _EVENT_WORD = re.compile(r"재계약|갱신|연장|계약|입주|이사")
 _EVENT_NAMES: dict[Event, str] = {"contract": "계약", "increase": "직전 인상", "move_in": "입주"}

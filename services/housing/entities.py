@@ -11,7 +11,7 @@ from datetime import date
 from typing import TypeVar
 
 from contracts.entities import DealType, PropertyType, QueryEntities
-from services.housing import household
+from services.housing import household, reading
 from services.housing.amounts import (
     Bounds,
     PriceBounds,
@@ -22,7 +22,7 @@ from services.housing.amounts import (
     read_amounts,
 )
 from services.housing.area import parse_size
-from services.housing.constraints import read_constraints
+from services.housing.constraints import rankings_asked, read_constraints
 from services.housing.dates import find_dates, parse_term_months
 from services.housing.elapsed import elapsed_since
 from services.housing.places import Gazetteer, compact, default_gazetteer, regions_named
@@ -74,6 +74,7 @@ def extract_entities(
     size = parse_size(text)
     wanted = read_constraints(text, today)
     regions = [r for r in regions_named(text) if r != "서울"]  # Seoul's 구 are read as places
+    raised = reading.raise_percent(text)
     return QueryEntities(
         gu=places.gu,
         dong=places.dong,
@@ -115,6 +116,23 @@ def extract_entities(
         conditions_said=list(wanted.said),
         conditions_not_in_data=list(wanted.not_in_data),
         ranked_by=wanted.ranked_by,
+        debt_spoken_of=reading.debt_spoken_of(text),
+        no_debt_said=reading.no_debt_said(text),
+        guarantee_asked=reading.guarantee_asked(text),
+        dsr_percent=reading.dsr_stated(text),
+        loan_limit_asked=reading.loan_limit_asked(text),
+        amounts=reading.stated_amounts(amounts),
+        monthly_rent_spoken_of=reading.monthly_rent_spoken_of(text),
+        conversion_asked=reading.conversion_asked(text),
+        raise_asked=reading.raise_asked(text),
+        raise_percent=raised[0],
+        raise_percent_of=raised[1],
+        lease_kinds_named=reading.lease_kinds_named(text),
+        since_last=reading.since_last(text),
+        listings_asked=reading.listings_asked(text),
+        market_level_asked=reading.market_level_asked(text),
+        count_asked=reading.count_asked(text),
+        rankings_asked=rankings_asked(text),
     )
 
 

@@ -25,7 +25,7 @@ from contracts.entities import QueryEntities
 from contracts.gateway import QueryReceived
 from contracts.people import MemoryItemForgotten, PersonForgotten, RememberingChanged
 from contracts.planner import PlanReady
-from services.housing.conversation import FACT_GROUPS, fact_text, reading_of
+from services.housing.conversation import FACT_GROUPS, fact_text
 from services.housing.labels import DEAL_LABELS, PROPERTY_LABELS
 
 Kind = Literal["fact", "place", "property_type", "deal_type", "conversation"]
@@ -102,7 +102,7 @@ def remember(memory: Memory, said: Said) -> Memory:
             line = query if len(query) <= LINE_CHARS else query[: LINE_CHARS - 1] + "…"
             return _with(memory, [_item(said, "conversation", said.run_id, line, 0)])
         case PlanReady(intent=intent):
-            return _with(memory, _items_of(memory, said, reading_of(intent.entities)))
+            return _with(memory, _items_of(memory, said, intent.entities))
     return memory
 
 

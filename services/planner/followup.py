@@ -36,10 +36,25 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("price_min_manwon", "price_max_manwon"),
     ("monthly_rent_min_manwon", "monthly_rent_max_manwon"),
     ("size_min_m2", "size_max_m2", "size_text"),
-    ("amounts_manwon",),
-    ("percent",),
+    ("amounts_manwon", "amounts"),
+    ("percent", "raise_percent", "raise_percent_of"),
     ("dates",),
     ("term_months",),
+    # What the turn says of the situation and asks (services/housing/reading.py), each replaced when said.
+    ("debt_spoken_of",),
+    ("no_debt_said",),
+    ("guarantee_asked",),
+    ("dsr_percent",),
+    ("loan_limit_asked",),
+    ("monthly_rent_spoken_of",),
+    ("conversion_asked",),
+    ("raise_asked",),
+    ("lease_kinds_named",),
+    ("since_last",),
+    ("listings_asked",),
+    ("market_level_asked",),
+    ("count_asked",),
+    ("rankings_asked",),
     *FACT_GROUPS,  # the person's facts told again (their lease, income, homes owned) replace the old
 )
 
@@ -79,7 +94,7 @@ def fee_inputs_from_before(text: str, named: QueryEntities, previous: PriorTurn 
     plans nothing of its own, so it is no question to follow up)."""
     if previous is None or named.amounts_manwon or not BROKERAGE_FEE_WORDS.search(text):
         return named
-    before = previous_entities(previous)
+    before = previous.intent.entities
     return merge_entities(before, named) if before.amounts_manwon else named
 
 
@@ -89,7 +104,7 @@ def demand_from_before(text: str, named: QueryEntities, previous: PriorTurn | No
     figure becomes the new rent or deposit asked, and that lease comes along, so the raise is checked."""
     if previous is None or named.amounts_manwon:
         return named
-    before = previous_entities(previous)
+    before = previous.intent.entities
     asked = demanded_of(text, before)
     if not asked:
         return named
@@ -112,16 +127,8 @@ def correction_from_before(text: str, named: QueryEntities, previous: PriorTurn 
     income corrects that fact (conversation.corrected_by): it is told, not asked, and later turns use it."""
     if previous is None or not only_tells(text):
         return named
-    corrected = corrected_by(named, previous_entities(previous))
+    corrected = corrected_by(named, previous.intent.entities)
     return named.model_copy(update=corrected) if corrected else named
-
-
-def previous_entities(previous: PriorTurn) -> QueryEntities:
-    """The entities the previous run planned with; unreadable ones count as none."""
-    try:
-        return QueryEntities.model_validate(previous.intent.entities)
-    except ValueError:
-        return QueryEntities()
 
 
 def merge_entities(before: QueryEntities, named: QueryEntities) -> QueryEntities:

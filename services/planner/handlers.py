@@ -55,6 +55,7 @@ class Planner:
             strategy=planned.plan.strategy,
             estimated_total_s=planned.plan.estimated_total_s,
             mode=planned.mode,
+            disagreements=list(planned.disagreements),
         )
         return Outcome([caused_by(e, ctx.envelope) for e in (*planned.llm_calls, ready)])
 

@@ -364,7 +364,7 @@ def classify(query: str, entities: QueryEntities | None = None, evidence: Eviden
         type=intent_type,
         confidence=round(confidence, 2),
         keywords=keywords,
-        entities=entities.model_dump(mode="json", exclude_defaults=True),
+        entities=entities,
     )
 
 

@@ -1,17 +1,22 @@
 """Plans from one LLM answer: the model reads the intent, picks the teams and splits the question in a
 single structured call (`PlanningAnswer`); this module turns that answer into a `Plan`.
 
-The model is trusted with judgement (what is asked, which steps), never with figures: entities always
-come from the rules extractor. An answer that does not make a runnable plan raises `InvalidPlan`, and
-the caller falls back to `plan_by_rules`.
+The model is trusted with judgement (what is asked, which steps), never with figures: the plan's reading
+always comes from the rules extractor. The model reads the turn too (`TurnReading`: the reading's fields
+that are no amount, size or date), and where it reads otherwise than the rules, the plan records it
+(`disagreements`), so the rules reading is both the fallback and the check. An answer that does not make
+a runnable plan raises `InvalidPlan`, and the caller falls back to `plan_by_rules`.
 """
 
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from contracts.entities import DealType, LeaseKind, PropertyType, QueryEntities, Ranking
+from contracts.planner import ReadingDisagreement
 from contracts.values import Intent, IntentType, PlanStep, StepFocus, Team
 from services.housing.entities import extract_entities
 from services.housing.intent_catalogue import GUIDANCE_INTENTS, INTENTS_DESCRIBED
@@ -64,6 +69,41 @@ class PlannedStep(BaseModel):
     )
 
 
+def _as_in_the_reading(name: str) -> Any:
+    """A field as QueryEntities describes it: the model reads by the reading's own descriptions."""
+    field = QueryEntities.model_fields[name]
+    return Field(default=field.default, description=field.description)
+
+
+class TurnReading(BaseModel):
+    """The reading's fields the model is asked for: what the turn names and asks. Never its amounts,
+    sizes, dates or the person's figures: those only the rules read (a misread number would reach every
+    team as fact)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gu: list[str] = _as_in_the_reading("gu")
+    dong: list[str] = _as_in_the_reading("dong")
+    stations: list[str] = _as_in_the_reading("stations")
+    property_types: list[PropertyType] = _as_in_the_reading("property_types")
+    deal_type: DealType | None = _as_in_the_reading("deal_type")
+    complexes: list[str] = _as_in_the_reading("complexes")
+    regions: list[str] = _as_in_the_reading("regions")
+    ranked_by: Ranking | None = _as_in_the_reading("ranked_by")
+    debt_spoken_of: bool = _as_in_the_reading("debt_spoken_of")
+    no_debt_said: bool = _as_in_the_reading("no_debt_said")
+    guarantee_asked: bool = _as_in_the_reading("guarantee_asked")
+    loan_limit_asked: bool = _as_in_the_reading("loan_limit_asked")
+    monthly_rent_spoken_of: bool = _as_in_the_reading("monthly_rent_spoken_of")
+    conversion_asked: bool = _as_in_the_reading("conversion_asked")
+    raise_asked: bool = _as_in_the_reading("raise_asked")
+    lease_kinds_named: list[LeaseKind] = _as_in_the_reading("lease_kinds_named")
+    listings_asked: bool = _as_in_the_reading("listings_asked")
+    market_level_asked: bool = _as_in_the_reading("market_level_asked")
+    count_asked: bool = _as_in_the_reading("count_asked")
+    rankings_asked: list[Ranking] = _as_in_the_reading("rankings_asked")
+
+
 class PlanningAnswer(BaseModel):
     """Intent analysis, team selection and query decomposition in one answer."""
 
@@ -82,25 +122,51 @@ class PlanningAnswer(BaseModel):
         max_length=8,
         description="the steps that answer the question; empty for UNCLEAR and IRRELEVANT",
     )
+    reading: TurnReading | None = Field(
+        default=None, description="what the question names and asks, only what it states"
+    )
+
+
+def disagreements(read: TurnReading | None, rules: QueryEntities) -> list[ReadingDisagreement]:
+    """The fields the model read otherwise than the rules; lists as sets (the order of places named is
+    no reading of them)."""
+    if read is None:
+        return []
+    theirs = read.model_dump(mode="json")
+    ours = rules.model_dump(mode="json", include=set(theirs))
+    return [
+        ReadingDisagreement(field=name, rules=ours[name], llm=value)
+        for name, value in theirs.items()
+        if _comparable(value) != _comparable(ours[name])
+    ]
+
+
+def _comparable(value: Any) -> Any:
+    return sorted(map(str, value)) if isinstance(value, list) else value
 
 
 def plan_from_llm(
-    answer: PlanningAnswer, query: str, previous: PriorTurn | None = None, today: date | None = None
+    answer: PlanningAnswer,
+    query: str,
+    previous: PriorTurn | None = None,
+    today: date | None = None,
+    reading: QueryEntities | None = None,
 ) -> Plan:
-    """A plan from the model's answer, with rules-read entities and house-made inputs, strategy and
-    estimate. Raises InvalidPlan when the steps do not validate or do not fit the intent."""
+    """A plan from the model's answer, with rules-read entities (`reading`, when the caller has read the
+    turn already) and house-made inputs, strategy and estimate. Raises InvalidPlan when the steps do not
+    validate or do not fit the intent."""
     text = normalize(query)
-    named = extract_entities(text, today=today)
+    named = reading if reading is not None else extract_entities(text, today=today)
     context, previous_query = text, None
     entities = named
     if previous is not None and followup.is_follow_up(text, previous, named):
-        entities = followup.merge_entities(followup.previous_entities(previous), named)
+        entities = followup.merge_entities(previous.intent.entities, named)
         context, previous_query = previous.query, previous.query
     intent = Intent(
         type=answer.intent,
         confidence=answer.confidence,
         keywords=answer.keywords,
-        entities=entities.model_dump(mode="json", exclude_defaults=True),
+        entities=entities,
     )
     steps = [
         make_step(s.id, s.team, s.task, s.focus, s.depends_on, query, entities, previous_query)

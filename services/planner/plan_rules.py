@@ -105,19 +105,21 @@ class Plan:
 
 
 def plan_by_rules(
-    query: str, previous: PriorTurn | None = None, today: date | None = None, evidence: Evidence | None = None
+    query: str,
+    previous: PriorTurn | None = None,
+    today: date | None = None,
+    evidence: Evidence | None = None,
+    reading: QueryEntities | None = None,
 ) -> Plan:
     """The plan for a question; with `previous`, a follow-up ("서초구는요?") continues that question.
     `today` is the day it was asked, against which '내일' or '다음 달 말' is read; `evidence` decides the
-    intent of a new question the words leave unsure of (intents.classify)."""
+    intent of a new question the words leave unsure of (intents.classify); `reading` is the turn's, when
+    the caller has read it already (planning.py reads a turn once)."""
     text = normalize(query)
-    named = extract_entities(text, today=today)
-    if previous is not None and (
-        followup.is_follow_up(text, previous, named)
-        or followup.answers_before(text, named, previous, _facts_needed(previous))
-    ):
+    named = reading if reading is not None else extract_entities(text, today=today)
+    if previous is not None and continues(text, named, previous):
         demanded = followup.demand_from_before(text, named, previous)
-        entities = followup.merge_entities(followup.previous_entities(previous), demanded)
+        entities = followup.merge_entities(previous.intent.entities, demanded)
         task = _task_asked(find_hits(text))
         intent = _continued_intent(previous.intent, text, entities, task)
         if task:  # a new task on the same subject: its own steps, the question before as context
@@ -138,12 +140,18 @@ def plan_by_rules(
     return assemble(intent, steps, context)
 
 
+def continues(text: str, named: QueryEntities, previous: PriorTurn) -> bool:
+    """Whether the turn continues the previous question: a follow-up ("서초구는요?"), or facts told that
+    its answer reckons with ("집은 없어요" after a loan's limit)."""
+    return followup.is_follow_up(text, previous, named) or followup.answers_before(
+        text, named, previous, _facts_needed(previous)
+    )
+
+
 def _facts_needed(previous: PriorTurn) -> set[str]:
     """The person's facts the previous question's steps reckon with."""
-    before = followup.previous_entities(previous)
-    return {
-        f for step in _step_ids(previous.intent.type, previous.query, before) for f in STEP_KINDS[step].facts
-    }
+    steps = _step_ids(previous.intent.type, previous.query, previous.intent.entities)
+    return {fact for step in steps for fact in STEP_KINDS[step].facts}
 
 
 def assemble(intent: Intent, steps: list[PlanStep], context_query: str) -> Plan:
@@ -219,7 +227,7 @@ def _continued_intent(
         type=task or before.type,
         confidence=round(before.confidence * 0.9, 2),
         keywords=list(dict.fromkeys(before.keywords + said))[:10],
-        entities=entities.model_dump(mode="json", exclude_defaults=True),
+        entities=entities,
     )
 
 

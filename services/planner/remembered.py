@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from contracts.planner import PlanReady
 from contracts.steps import inputs_for_plan, plan_inputs
 from contracts.values import Intent, PlanStep
-from services.housing.conversation import facts_stated, reading_of, with_earlier_facts
+from services.housing.conversation import facts_stated, with_earlier_facts
 from services.housing.memory import Memory, recalled_facts
 
 
@@ -30,7 +30,7 @@ class Remembered:
 
 def facts_of(earlier: Iterable[PlanReady]) -> Remembered:
     """The facts of the session's earlier runs, oldest first, as each was read when it was planned."""
-    return Remembered(facts_stated(reading_of(plan.intent.entities) for plan in earlier))
+    return Remembered(facts_stated(plan.intent.entities for plan in earlier))
 
 
 def facts_of_person(memory: Memory, session_id: str | None) -> Remembered:
@@ -44,8 +44,8 @@ def facts_of_person(memory: Memory, session_id: str | None) -> Remembered:
 
 def intent_remembering(intent: Intent, remembered: Remembered) -> Intent:
     """The intent's entities with the earlier facts, so the next turn's fold finds them here too."""
-    entities, _ = with_earlier_facts(reading_of(intent.entities), remembered.facts)
-    return intent.model_copy(update={"entities": entities.model_dump(mode="json", exclude_defaults=True)})
+    entities, _ = with_earlier_facts(intent.entities, remembered.facts)
+    return intent.model_copy(update={"entities": entities})
 
 
 def steps_remembering(steps: list[PlanStep], remembered: Remembered) -> list[PlanStep]:

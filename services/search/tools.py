@@ -16,7 +16,6 @@ from psycopg_pool import AsyncConnectionPool
 
 from contracts.results import StepResult
 from contracts.values import StepFocus, Team
-from services.housing.constraints import rankings_asked
 from services.housing.vocabulary import (
     HOME_KIND_WORDS,
     LOAN_NAMED_WORDS,
@@ -90,27 +89,21 @@ TOOLS = (
 )
 
 
-# A question that counts ("단지가 몇 개나", "매물 수") is answered by the listing tool's total.
-_COUNT_ASKED = re.compile(r"몇\s*(?:개|곳|군데|단지|건)|개수|(?:단지|매물)\s*수(?![가-힣])")
-
-
-# A question whether there are listings within bounds ("8억 이하로 있어요?", "5억 이하 찾아줘"); bounds
-# with no question of the market's level ("강남역 오피스텔 월세 100 이하") ask for those listings too.
-_LISTINGS_ASKED = re.compile(r"있(?:어요|나요|을까|는지|나|어\?|습니까)|찾아|구해|나와\s*있")
-_LEVEL_ASKED = re.compile(r"시세|평균|얼마|수준|동향")
 _BOUND_KEYS = ("price_max_manwon", "price_min_manwon", "monthly_rent_max_manwon", "monthly_rent_min_manwon")
 
 
 def answering_first(step: StepWork, names: list[str]) -> list[str]:
     """The tools in the order their headlines should lead the step's answer: as chosen, except that a
-    count asked for, or listings asked for within a price bound, puts the listing total first."""
-    bounded = any(getattr(step.entities, key) is not None for key in _BOUND_KEYS)
-    asks_listings = bounded and (_LISTINGS_ASKED.search(step.query) or not _LEVEL_ASKED.search(step.query))
+    count asked for, or listings asked for within a price bound, puts the listing total first. Bounds with
+    no question of the market's level ("강남역 오피스텔 월세 100 이하") ask for those listings too."""
+    asked = step.entities
+    bounded = any(getattr(asked, key) is not None for key in _BOUND_KEYS)
+    asks_listings = bounded and (asked.listings_asked or not asked.market_level_asked)
     # "송파구 원룸 월세 제일 싼 곳": a superlative asks for the listing that is it; "제일 싼 거랑 제일 비싼
     # 거" asks both ends, which the market's range gives, and "강남구랑 서초구 어디가 더 싸요?" which place
-    places = step.entities.gu + step.entities.dong
-    asks_listings = asks_listings or (len(rankings_asked(step.query)) == 1 and len(places) < 2)
-    if "listing_search" in names and (_COUNT_ASKED.search(f"{step.query} {step.task}") or asks_listings):
+    places = asked.gu + asked.dong
+    asks_listings = asks_listings or (len(asked.rankings_asked) == 1 and len(places) < 2)
+    if "listing_search" in names and (asked.count_asked or asks_listings):
         return ["listing_search", *(n for n in names if n != "listing_search")]
     return names
 

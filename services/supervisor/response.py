@@ -16,7 +16,7 @@ from typing import Any
 from contracts.results import Figure, ListingRow, StepResult
 from contracts.supervisor import ResponseReady
 from contracts.values import Citation, DocumentRef
-from services.housing.conversation import noted, reading_of, said_before
+from services.housing.conversation import noted, said_before
 from services.housing.intent_catalogue import GREETING, INTENTS
 from services.housing.money import format_manwon
 from services.supervisor.run import RunState, StepState
@@ -34,7 +34,7 @@ ARTICLE_MENTION = re.compile(r"제\s*\d+\s*조(?:\s*의\s*\d+)?")
 def guidance(state: RunState) -> ResponseReady:
     """IRRELEVANT / UNCLEAR: no team ran; say what Jipsa can do, with questions to start from. Facts the
     person stated with nothing asked ('연봉 4천이에요') are acknowledged: the next turn uses them."""
-    facts = noted(reading_of(state.intent.entities)) if state.intent else None
+    facts = noted(state.intent.entities) if state.intent else None
     # A run of another intent whose plan has no step is greeted like a question off the subject.
     spoken = INTENTS[state.intent.type].guidance if state.intent else None
     opening = facts or spoken or GREETING

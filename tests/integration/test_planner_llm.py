@@ -57,6 +57,27 @@ async def test_one_structured_call_plans_a_compound_question(llm, fake_openai: F
     assert len(fake_openai.requests_for("planning")) == 1
 
 
+async def test_the_models_reading_is_checked_and_the_rules_reading_kept(llm, fake_openai: FakeOpenAI) -> None:
+    # The model reads 월세 where the question says 전세, and misses 아파트: both recorded, neither planned.
+    reading = {
+        "gu": ["강남구"],
+        "deal_type": "monthly",
+        "lease_kinds_named": ["deposit"],
+        "market_level_asked": True,
+    }
+    fake_openai.script(Reply.json({**GOOD_ANSWER, "reading": reading}), call_point="planning")
+    planned = await plan(llm, COMPOUND, None, "run7")
+    assert planned.mode == "llm"
+    entities = planned.plan.intent.entities
+    assert entities.deal_type == "jeonse" and entities.property_types == ["apartment"]
+    assert [(d.field, d.rules, d.llm) for d in planned.disagreements] == [
+        ("property_types", ["apartment"], []),
+        ("deal_type", "jeonse", "monthly"),
+    ]
+    schema = fake_openai.requests_for("planning")[0].body["response_format"]["json_schema"]["schema"]
+    assert "TurnReading" in schema["$defs"]  # the reading is asked for as structured output
+
+
 @pytest.mark.parametrize(
     "reply",
     [Reply.text("{not json"), Reply.json({"intent": "RISK_ANALYSIS"}), Reply.error(500), Reply.error(429)],

@@ -13,7 +13,7 @@ from services.analysis.lease.rent_increase import rent_increase
 from services.analysis.rules.rulebook import CORPUS
 from services.analysis.rules.statutes import StatuteBook
 from services.housing.entities import extract_entities
-from tests.unit.step_results import RULES, figure
+from tests.unit.step_results import RULES, figure, read_case
 
 pytestmark = pytest.mark.unit
 STATUTES = StatuteBook.load(CORPUS, laws={"주택임대차보호법", "주택임대차보호법 시행령"})
@@ -21,7 +21,7 @@ STATUTES = StatuteBook.load(CORPUS, laws={"주택임대차보호법", "주택임
 
 def test_a_jeonse_increase_above_five_percent_is_flagged_with_the_legal_maximum() -> None:
     # 3억 -> 3억 5천: (35,000 - 30,000) / 30,000 = 16.67%; cap 30,000 x 1.05 = 31,500; excess 3,500.
-    result = rent_increase(Case("전세금 3억인데 3억 5천으로 올려달래요"), RULES.lease, STATUTES)
+    result = rent_increase(read_case("전세금 3억인데 3억 5천으로 올려달래요"), RULES.lease, STATUTES)
     assert figure(result, "요구 인상률").value == 16.67
     assert figure(result, "법정 상한 보증금").value == 31500
     assert figure(result, "상한 초과분").value == 3500
@@ -43,41 +43,45 @@ def test_an_increase_by_an_amount_is_read_from_the_roles_the_person_gave() -> No
 
 
 def test_an_increase_of_exactly_five_percent_is_within_the_cap() -> None:
-    result = rent_increase(Case("보증금 2억에서 2억 1000만원으로"), RULES.lease, STATUTES)
+    result = rent_increase(read_case("보증금 2억에서 2억 1000만원으로"), RULES.lease, STATUTES)
     assert figure(result, "요구 인상률").value == 5.0 and "이내" in result.headline
     assert not any(f.label.startswith("상한 초과분") for f in result.figures)
 
 
 def test_a_monthly_rent_increase_is_checked_on_its_own() -> None:
     # 월세 50 -> 60: 20%; cap 52.5; excess 7.5.
-    result = rent_increase(Case("보증금 1억 월세 50만원인데 60만원으로 올려달래요"), RULES.lease, STATUTES)
+    result = rent_increase(
+        read_case("보증금 1억 월세 50만원인데 60만원으로 올려달래요"), RULES.lease, STATUTES
+    )
     assert figure(result, "요구 인상률 (월차임)").value == 20.0
     assert figure(result, "상한 초과분 (월차임)").value == 7.5
     assert "월차임" in result.headline
 
 
 def test_a_percent_alone_gives_the_asked_amount() -> None:
-    case = Case("전세 4억인데 10% 올린대요", entities=QueryEntities(amounts_manwon=[40000], percent=10))
+    case = read_case("전세 4억인데 10% 올린대요")
     assert figure(rent_increase(case, RULES.lease, STATUTES), "상한 초과분").value == 2000
 
 
 def test_conversion_rate_is_base_rate_plus_two_points_capped_at_ten() -> None:
     # 기준금리 2.5% + 2%p = 4.5% < 10%; 1억 to 월세: 10,000 x 4.5% / 12 = 37.5 만원.
-    result = rent_increase(Case("보증금 1억을 월세로 전환하면 얼마?"), RULES.lease, STATUTES)
+    result = rent_increase(read_case("보증금 1억을 월세로 전환하면 얼마?"), RULES.lease, STATUTES)
     assert RULES.lease.conversion_rate == pytest.approx(RULES.lease.base_rate.rate + 0.02)
     assert figure(result, "전월세 전환율 상한").value == 4.5
     assert figure(result, "전환 시 월차임 상한").value == 37.5
 
 
 def test_the_one_year_rule_counts_months_from_the_last_increase() -> None:
-    early = Case("3억에서 3억 1천으로", facts={"last_increase_date": "2025-03-10", "as_of": "2026-01-05"})
-    late = Case("3억에서 3억 1천으로", facts={"last_increase_date": "2024-03-10", "as_of": "2026-01-05"})
+    early = read_case(
+        "3억에서 3억 1천으로", facts={"last_increase_date": "2025-03-10", "as_of": "2026-01-05"}
+    )
+    late = read_case("3억에서 3억 1천으로", facts={"last_increase_date": "2024-03-10", "as_of": "2026-01-05"})
     assert any("할 수 없습니다" in f for f in rent_increase(early, RULES.lease, STATUTES).findings)
     assert any("가능합니다" in f for f in rent_increase(late, RULES.lease, STATUTES).findings)
 
 
 def test_without_a_current_amount_the_person_is_asked() -> None:
-    result = rent_increase(Case("전세금 인상 기준이 뭔가요?"), RULES.lease, STATUTES)
+    result = rent_increase(read_case("전세금 인상 기준이 뭔가요?"), RULES.lease, STATUTES)
     assert [q.field for q in result.questions] == ["current_deposit_manwon"]
     assert not any(f.label.startswith("법정 상한") for f in result.figures)
 
@@ -112,7 +116,7 @@ SEARCH_STEP = StepResult(
 def test_jeonse_ratio_uses_the_median_of_comparable_sale_prices() -> None:
     # sale mids 45,000 / 40,000 / 55,000 -> median 45,000; 3억 / 4억5천 = 66.7% -> 주의.
     result = jeonse_risk(
-        Case("전세 3억 괜찮을까요", dependency_results={"s1": SEARCH_STEP}), RULES.jeonse_risk, STATUTES
+        read_case("전세 3억 괜찮을까요", dependency_results={"s1": SEARCH_STEP}), RULES.jeonse_risk, STATUTES
     )
     assert figure(result, "매매 시세").value == 45000
     assert figure(result, "보증금+선순위채권").value == 66.7
@@ -122,7 +126,8 @@ def test_jeonse_ratio_uses_the_median_of_comparable_sale_prices() -> None:
 
 def test_senior_debt_counts_ahead_of_the_deposit() -> None:
     # (30,000 + 8,000) / 45,000 = 84.4% -> 매우 위험, and guarantee still possible (<= 90%).
-    case = Case("전세 3억인데 근저당 8천만원", dependency_results={"s1": SEARCH_STEP})
+    query = "전세 3억인데 근저당 8천만원"
+    case = Case(query, extract_entities(query), dependency_results={"s1": SEARCH_STEP})
     result = jeonse_risk(case, RULES.jeonse_risk, STATUTES)
     assert figure(result, "보증금+선순위채권").value == 84.4
     assert result.data["jeonse_risk"]["band"] == "매우 위험"
@@ -130,7 +135,7 @@ def test_senior_debt_counts_ahead_of_the_deposit() -> None:
 
 
 def test_a_deposit_above_the_price_is_very_risky() -> None:
-    case = Case("전세 5억", facts={"market_value_manwon": 45000})
+    case = read_case("전세 5억", facts={"market_value_manwon": 45000})
     result = jeonse_risk(case, RULES.jeonse_risk, STATUTES)
     assert figure(result, "시세 대비 여유액").value == -5000
     assert result.data["jeonse_risk"]["guarantee_eligible"] is False
@@ -141,12 +146,12 @@ def test_market_stats_of_a_search_step_come_before_listings() -> None:
     deps = {
         "s1": SEARCH_STEP.model_copy(update={"data": {"market_stats": {"sale": {"median_manwon": 60000}}}})
     }
-    result = jeonse_risk(Case("전세 3억", dependency_results=deps), RULES.jeonse_risk, STATUTES)
+    result = jeonse_risk(read_case("전세 3억", dependency_results=deps), RULES.jeonse_risk, STATUTES)
     assert figure(result, "매매 시세").value == 60000 and figure(result, "위험 구간").value == "안전"
 
 
 def test_without_a_market_value_the_person_is_asked_and_still_told_how_to_protect() -> None:
-    result = jeonse_risk(Case("전세 3억 위험한가요"), RULES.jeonse_risk, STATUTES)
+    result = jeonse_risk(read_case("전세 3억 위험한가요"), RULES.jeonse_risk, STATUTES)
     assert [q.field for q in result.questions] == ["market_value_manwon"]
     assert any("확정일자" in f for f in result.findings) and result.citations
 
@@ -175,7 +180,8 @@ def test_an_asked_price_is_placed_among_comparables_per_pyeong() -> None:
 
 def test_too_few_comparables_gives_no_verdict() -> None:
     result = market_analysis(
-        Case("5억 적정한가요", dependency_results={"s": StepResult(listings=SEARCH_STEP.listings[:1])}), RATE
+        read_case("5억 적정한가요", dependency_results={"s": StepResult(listings=SEARCH_STEP.listings[:1])}),
+        RATE,
     )
     assert "판단하지 않았습니다" in result.headline and not result.figures
 

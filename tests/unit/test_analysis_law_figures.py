@@ -13,7 +13,7 @@ from services.analysis.lease.priority_repayment import priority_repayment
 from services.analysis.lease.rent_increase import rent_increase
 from services.analysis.rules.rulebook import CORPUS
 from services.analysis.rules.statutes import StatuteBook
-from tests.unit.step_results import RULES, cited, figure, lease_with_base_rate
+from tests.unit.step_results import RULES, cited, figure, lease_with_base_rate, read_case
 
 pytestmark = pytest.mark.unit
 STATUTES = StatuteBook.load(CORPUS, laws={"주택임대차보호법", "주택임대차보호법 시행령"})
@@ -63,7 +63,7 @@ def test_a_monthly_rent_raised_from_50_to_60_exceeds_the_cap_and_tops_out_at_52_
 
 def test_a_deposit_of_10000_turned_into_rent_at_base_rate_2_5_is_37_5_a_month() -> None:
     # min(10%, 2.5% + 2%p) = 4.5%; 10,000 × 4.5% ÷ 12 = 37.5만원.
-    case = Case("보증금 1억을 월세로 돌리면 월세 얼마예요?", QueryEntities(deposit_manwon=10000))
+    case = read_case("보증금 1억을 월세로 돌리면 월세 얼마예요?", QueryEntities(deposit_manwon=10000))
     result = rent_increase(case, lease_with_base_rate(0.025), STATUTES)
     assert figure(result, "전월세 전환율 상한").value == 4.5
     assert figure(result, "전환 시 월차임 상한").value == 37.5
@@ -76,7 +76,7 @@ def test_a_deposit_of_10000_turned_into_rent_at_base_rate_2_5_is_37_5_a_month() 
 
 def test_a_deposit_lowered_from_30000_to_20000_converts_the_10000_difference() -> None:
     # 30,000 − 20,000 = 10,000 converted; at 4.5%: 37.5만원 a month. Lowering is not an increase.
-    case = Case(
+    case = read_case(
         "보증금 3억에서 2억으로 낮추고 나머지는 월세로 돌리면 월세 얼마?",
         QueryEntities(deposit_manwon=30000, requested_deposit_manwon=20000),
     )
@@ -87,7 +87,7 @@ def test_a_deposit_lowered_from_30000_to_20000_converts_the_10000_difference() -
 
 def test_the_conversion_rate_stops_at_ten_percent_when_the_base_rate_is_high() -> None:
     # 기준금리 9%: min(10%, 9% + 2%p = 11%) = 10% (시행령 제9조①); 10,000 × 10% ÷ 12 = 83.33만원.
-    case = Case("보증금 1억을 월세로 돌리면 월세 얼마예요?", QueryEntities(deposit_manwon=10000))
+    case = read_case("보증금 1억을 월세로 돌리면 월세 얼마예요?", QueryEntities(deposit_manwon=10000))
     result = rent_increase(case, lease_with_base_rate(0.09), STATUTES)
     assert figure(result, "전월세 전환율 상한").value == 10.0
     assert figure(result, "전환 시 월차임 상한").value == 83.33
@@ -175,7 +175,8 @@ def test_a_money_word_is_not_a_place() -> None:
 
 
 def risk(query: str, entities: dict, dependencies: dict[str, StepResult] | None = None):
-    case = Case(query, QueryEntities.model_validate(entities), {}, dependencies or {})
+    """The risk analysis on the planner's reading of the question, its figures as `entities` give them."""
+    case = read_case(query, QueryEntities.model_validate(entities), {}, dependencies or {})
     return jeonse_risk(case, RULES.jeonse_risk, STATUTES)
 
 

@@ -7,7 +7,6 @@ from datetime import date
 
 import pytest
 
-from contracts.entities import QueryEntities
 from contracts.steps import StepInputs
 from contracts.values import StepFocus as F
 from services.analysis.case import Case
@@ -17,8 +16,10 @@ from services.analysis.loans.repayment import level_payment, schedule, yearly
 from services.analysis.profile import read_profile
 from services.analysis.rules.rulebook import REPO_ROOT, RuleBook
 from services.analysis.tools import ANALYSIS_TEAM
+from services.housing.entities import extract_entities
 from services.platform.team import StepWork
 from services.platform.team_of_tools import choose_by_rules
+from tests.unit.step_results import read_case
 
 pytestmark = pytest.mark.unit
 RULES = RuleBook.load()
@@ -26,7 +27,9 @@ LENDING = RULES.lending
 
 
 def simulate(query: str, as_of: str = "2026-01-10", **inputs):
-    return loan_simulation(Case(query, QueryEntities(), {"as_of": as_of, **inputs}), LENDING, RULES.regions)
+    """The simulator on the planner's reading of the question, with `inputs` as the applicant's facts."""
+    case = Case(query, extract_entities(query), {"as_of": as_of, **inputs})
+    return loan_simulation(case, LENDING, RULES.regions)
 
 
 def figure(result, label: str):
@@ -119,10 +122,12 @@ def test_a_named_programme_applies_its_cap_and_price_ceiling() -> None:
 
 
 def test_the_profile_takes_amounts_by_the_words_around_them() -> None:
-    p = read_profile(Case("연봉 6천에 기존 대출 월 50만원, 8억짜리 아파트 5억 대출"))
+    p = read_profile(read_case("연봉 6천에 기존 대출 월 50만원, 8억짜리 아파트 5억 대출"))
     assert (p.income_manwon, p.debt_monthly_manwon, p.price_manwon, p.loan_manwon) == (6000, 50, 80000, 50000)
     p = read_profile(
-        Case("신용대출 3천, 순자산 3억, 보유세 연 300만원, 관리비 20만원, 연봉 8천 부채 없음 10억 아파트")
+        read_case(
+            "신용대출 3천, 순자산 3억, 보유세 연 300만원, 관리비 20만원, 연봉 8천 부채 없음 10억 아파트"
+        )
     )
     assert (p.debt_balance_manwon, p.assets_manwon, p.holding_annual_manwon) == (3000, 30000, 300)
     assert p.price_manwon == 100000  # a fee is not a price, and a debt said to be absent names nothing
@@ -176,7 +181,8 @@ async def test_the_service_runs_the_new_tools_together() -> None:
     from services.analysis.handlers import analyse
 
     query = "만 30세 연봉 6천 기존 대출 없음 무주택 서울 8억 아파트 대출 한도와 수익률, 지원 정책"
-    inputs = StepInputs(query=query, focus=[F.LOAN_SIMULATION, F.ROI, F.POLICY])
+    focus = [F.LOAN_SIMULATION, F.ROI, F.POLICY]
+    inputs = StepInputs(query=query, focus=focus, entities=extract_entities(query))
     out = await analyse(StepWork("run-1", "a1", "분석", inputs, {}, 1), load_library())
     ran = json.loads(out.tool_decisions[0].outcome)
     assert out.result.failed_tools == {} and all(tool["ok"] for tool in ran.values())

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from contracts.entities import QueryEntities
-from services.analysis.case import Case
 from services.analysis.policy.eligibility import match
 from services.analysis.policy.matching import policy_matching
 from services.analysis.profile import Profile, read_profile
 from services.analysis.rules.policies import PolicyBook
+from tests.unit.step_results import read_case
 
 pytestmark = pytest.mark.unit
 BOOK = PolicyBook.load()
 
 
 def run(query: str, as_of: str = "2026-01-10"):
-    return policy_matching(Case(query, QueryEntities(), {"as_of": as_of}), BOOK)
+    return policy_matching(read_case(query, None, {"as_of": as_of}), BOOK)
 
 
 def statuses(result) -> dict[str, str]:
@@ -51,11 +50,11 @@ def test_income_above_the_cap_fails_with_the_reason() -> None:
 
 
 def test_newlyweds_by_years_and_engaged() -> None:
-    three = read_profile(Case("결혼 3년차 신혼부부 연소득 7천 무주택"))
+    three = read_profile(read_case("결혼 3년차 신혼부부 연소득 7천 무주택"))
     assert match(programme("newlywed_jeonse"), three).failed == []
-    nine = read_profile(Case("결혼 9년차 연소득 7천 무주택"))
+    nine = read_profile(read_case("결혼 9년차 연소득 7천 무주택"))
     assert match(programme("newlywed_jeonse"), nine).status == "not_eligible"
-    engaged = read_profile(Case("결혼 예정 연소득 6천 무주택"))
+    engaged = read_profile(read_case("결혼 예정 연소득 6천 무주택"))
     assert any("결혼 예정" in c for c in match(programme("newlywed_jeonse"), engaged).met)
 
 

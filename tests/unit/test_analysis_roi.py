@@ -8,13 +8,12 @@ from datetime import date
 
 import pytest
 
-from contracts.entities import QueryEntities
-from services.analysis.case import Case
 from services.analysis.deal.acquisition_tax import acquisition_tax, standard_rate
 from services.analysis.returns.measures import equity_multiple, irr
 from services.analysis.returns.roi_analysis import roi_analysis
 from services.analysis.returns.scenarios import Purchase, scenario, scenario_irr
 from services.analysis.rules.rulebook import RULES_DIR, RuleBook
+from tests.unit.step_results import read_case
 
 pytestmark = pytest.mark.unit
 RULES = RuleBook.load()
@@ -83,7 +82,7 @@ def test_zero_growth_with_rent_earns_only_the_rent() -> None:
 
 def test_deposit_above_price_has_no_irr_and_says_so() -> None:
     result = roi_analysis(
-        Case("3억 빌라 전세 3억 2천 끼고 무주택 갭투자 수익률", QueryEntities(), {"as_of": "2026-01-10"}),
+        read_case("3억 빌라 전세 3억 2천 끼고 무주택 갭투자 수익률", None, {"as_of": "2026-01-10"}),
         RULES,
     )
     assert result.data["roi"]["equity_manwon"] < 0
@@ -92,9 +91,7 @@ def test_deposit_above_price_has_no_irr_and_says_so() -> None:
 
 
 def test_the_tool_states_its_assumptions_and_asks() -> None:
-    result = roi_analysis(
-        Case("서울 10억 아파트 투자 수익률", QueryEntities(), {"as_of": "2026-01-10"}), RULES
-    )
+    result = roi_analysis(read_case("서울 10억 아파트 투자 수익률", None, {"as_of": "2026-01-10"}), RULES)
     assert {q.field for q in result.questions} == {"house_count", "loan_manwon"}
     assert any("보유세" in f for f in result.findings) and any("5년" in f for f in result.findings)
     growths = [s["growth"] for s in result.data["roi"]["scenarios"]]
@@ -103,7 +100,7 @@ def test_the_tool_states_its_assumptions_and_asks() -> None:
 
 
 def test_missing_price_is_asked() -> None:
-    result = roi_analysis(Case("수익률 알려줘", QueryEntities(), {"as_of": "2026-01-10"}), RULES)
+    result = roi_analysis(read_case("수익률 알려줘", None, {"as_of": "2026-01-10"}), RULES)
     assert [q.field for q in result.questions] == ["price_manwon"] and not result.figures
 
 

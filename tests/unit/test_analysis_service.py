@@ -10,6 +10,7 @@ from contracts.steps import StepInputs
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analyse
 from services.analysis.tools import ANALYSIS_TEAM, BY_NAME, TOOLS, _by_name
+from services.housing.entities import extract_entities
 from services.platform.team import StepFailure, StepWork
 from services.platform.team_of_tools import BY_FOCUS, BY_WORDS, choose_by_rules
 
@@ -18,7 +19,9 @@ LIBRARY = load_library()
 
 
 def step(query: str, focus: list[str] | None = None, **inputs) -> StepWork:
-    inputs = StepInputs.model_validate({"query": query, "focus": focus or [], **inputs})
+    """A step as the planner sends it: the question with its reading."""
+    reading = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    inputs = StepInputs.model_validate({"query": query, "focus": focus or [], "entities": reading, **inputs})
     return StepWork("run-1", "a1", "분석", inputs, {}, 1)
 
 

@@ -22,7 +22,7 @@ from services.analysis.deal.brokerage_fee import (
 from services.analysis.rules.brokerage import HousingRates
 from services.analysis.rules.rulebook import CORPUS
 from services.analysis.rules.statutes import StatuteBook
-from tests.unit.step_results import RULES, cited, figure
+from tests.unit.step_results import RULES, cited, figure, read_case
 
 pytestmark = pytest.mark.unit
 STATUTES = StatuteBook.load(CORPUS, laws={"공인중개사법", "공인중개사법 시행규칙"})
@@ -33,7 +33,7 @@ DEALS = st.sampled_from(["sale", "lease"])
 
 
 def fee(query: str, **entities):
-    return brokerage_fee(Case(query, QueryEntities(**entities)), RULES.brokerage, STATUTES)
+    return brokerage_fee(read_case(query, QueryEntities(**entities)), RULES.brokerage, STATUTES)
 
 
 def fee_manwon(result) -> float:

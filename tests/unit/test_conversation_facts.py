@@ -16,7 +16,6 @@ from services.housing.conversation import (
     demanded_of,
     facts_stated,
     noted,
-    reading_of,
     said_before,
     with_earlier_facts,
 )
@@ -92,14 +91,14 @@ def test_every_step_of_the_plan_gets_the_facts_and_knows_they_came_from_before()
         inputs = plan_inputs(step.inputs)
         assert (inputs.entities.deposit_manwon, inputs.remembered) == (36000, ["deposit_manwon"])
     intent = intent_remembering(plan.intent, Remembered(facts))
-    assert facts_stated([QueryEntities.model_validate(intent.entities)]) == facts  # the next turn finds them
+    assert facts_stated([intent.entities]) == facts  # the next turn finds them
 
 
 def test_without_earlier_facts_the_plan_is_unchanged() -> None:
     plan = plan_by_rules("강남구 전세 시세 알려줘")
     assert steps_remembering(plan.steps, Remembered()) == plan.steps
     intent = Intent(type=IntentType.MARKET_INQUIRY, confidence=0.9)
-    assert intent_remembering(intent, Remembered()).entities == {}
+    assert intent_remembering(intent, Remembered()).entities == QueryEntities()
 
 
 def test_a_reply_typed_while_answering_is_read_after_the_query() -> None:
@@ -220,10 +219,10 @@ def test_a_correction_is_told_not_asked_and_the_next_turn_uses_it() -> None:
     )
     assert (correction.intent.type, correction.steps) == (IntentType.UNCLEAR, [])
     assert (
-        noted(reading_of(correction.intent.entities))
+        noted(correction.intent.entities)
         == "말씀하신 보증금 2억 2,000만원을 기억해 두고 다음 질문에 쓰겠습니다."
     )
-    facts = facts_stated(reading_of(p.intent.entities) for p in (stated, correction))
+    facts = facts_stated(p.intent.entities for p in (stated, correction))
     assert facts == {"deposit_manwon": 22_000}
 
 

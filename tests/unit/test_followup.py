@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.entities import DealType, QueryEntities
-from contracts.values import Intent, IntentType
+from contracts.values import IntentType
 from services.planner.followup import PriorTurn, is_follow_up, merge_entities
 from services.planner.plan_rules import plan_by_rules
 
@@ -46,7 +46,7 @@ def test_a_new_district_replaces_every_place_and_keeps_the_rest() -> None:
 def test_short_follow_ups_change_one_thing(text: str, field: str, value: object) -> None:
     plan = plan_by_rules(text, turn(FIRST))
     assert plan.intent.type is I.RISK_ANALYSIS or plan.intent.type is turn(FIRST).intent.type
-    assert plan.intent.entities[field] == value
+    assert getattr(plan.intent.entities, field) == value
     assert plan.intent.confidence < turn(FIRST).intent.confidence  # a continued reading is a little less sure
 
 
@@ -73,7 +73,7 @@ def test_chains_of_follow_ups_keep_the_original_question() -> None:
     first = turn(FIRST)
     second = plan_by_rules("송파구는요?", first)
     third = plan_by_rules("월세로는?", PriorTurn(second.context_query, second.intent))
-    assert third.intent.entities["gu"] == ["송파구"] and third.intent.entities["deal_type"] == "monthly"
+    assert third.intent.entities.gu == ["송파구"] and third.intent.entities.deal_type == "monthly"
     assert [s.step_id for s in third.steps] == [s.step_id for s in plan_by_rules(FIRST).steps]
 
 
@@ -91,21 +91,13 @@ def test_merge_replaces_whole_groups() -> None:
     assert after.deal_type is DealType.JEONSE
 
 
-def test_unreadable_previous_entities_count_as_none() -> None:
-    broken = PriorTurn(
-        "강남구 아파트 시세", Intent(type=I.MARKET_INQUIRY, confidence=0.9, entities={"gu": 3})
-    )
-    plan = plan_by_rules("서초구는요?", broken)
-    assert plan.intent.entities == {"gu": ["서초구"]}
-
-
 def test_a_complex_of_the_listings_named_alone_continues_the_question() -> None:
     # "잠실엘스 전세 호가 범위" then "그럼 바로 옆 리센츠는요?": 리센츠 is a complex of the data, so the
     # second turn asks the first turn's question about it (its search reads the new text's name).
     before = turn("잠실엘스 전세 호가 범위 알려주세요")
     plan = plan_by_rules("그럼 바로 옆 리센츠는요?", before)
     assert plan.intent.type is before.intent.type is I.MARKET_INQUIRY
-    assert plan.intent.entities["deal_type"] == "jeonse"
+    assert plan.intent.entities.deal_type == "jeonse"
     assert plan.steps[0].inputs["query"] == "그럼 바로 옆 리센츠는요?"
     assert not is_follow_up("그럼 바로 옆 단지는요?", before)  # no name: nothing to continue with
 
@@ -137,7 +129,7 @@ def test_a_question_pointing_back_asks_about_the_complex_named_before(text: str)
     before = turn("잠실엘스 매매 시세 알려줘")
     plan = plan_by_rules(text, before)
     assert plan.intent.type is I.MARKET_INQUIRY
-    assert plan.intent.entities["complexes"] == ["잠실엘스"]
+    assert plan.intent.entities.complexes == ["잠실엘스"]
     assert [s.step_id for s in plan.steps] == ["search-market"]
 
 
@@ -153,7 +145,7 @@ def test_facts_told_after_a_question_that_reckons_with_them_answer_it_again() ->
     plan = plan_by_rules("신용대출 월 40씩 갚고 있고 집은 없어요", before)
     assert plan.intent.type is I.LOAN_CONSULT
     assert "simulate-loan" in [s.step_id for s in plan.steps]
-    assert (plan.intent.entities["income_manwon"], plan.intent.entities["house_count"]) == (8000, 0)
+    assert (plan.intent.entities.income_manwon, plan.intent.entities.house_count) == (8000, 0)
     raise_asked = turn("월세 올려달라는데 얼마까지 돼요?")
     lease = plan_by_rules("지금 보증금 1000에 월세 50이에요", raise_asked)
     assert "check-rent-increase" in [s.step_id for s in lease.steps]

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from contracts import Event, new_envelope
+from contracts.entities import QueryEntities
 from contracts.gateway import PlanApproved, PlanRejected, QueryOptions, QueryReceived
 from contracts.planner import PlanReady
 from contracts.supervisor import PlanApprovalRequested, ResponseReady, RunCancelled, RunFailed, StepStarted
@@ -77,7 +78,10 @@ def asked(require_approval: bool = False) -> QueryReceived:
 
 def planned(*steps: PlanStep) -> PlanReady:
     intent = Intent(
-        type=IntentType.MARKET_INQUIRY, confidence=0.9, keywords=["전세"], entities={"gu": "강남구"}
+        type=IntentType.MARKET_INQUIRY,
+        confidence=0.9,
+        keywords=["전세"],
+        entities=QueryEntities(gu=["강남구"]),
     )
     return PlanReady(
         run_id=RUN, intent=intent, steps=list(steps), strategy="parallel", estimated_total_s=8, mode="rules"
@@ -141,7 +145,7 @@ def test_a_run_with_two_parallel_steps() -> None:
         "intent": "MARKET_INQUIRY",
         "confidence": 0.9,
         "keywords": ["전세"],
-        "entities": {"gu": "강남구"},
+        "entities": {"gu": ["강남구"]},
         "strategy": "parallel",
         "mode": "rules",
     }

@@ -45,7 +45,8 @@ def test_a_tenants_own_loan_is_no_debt_of_the_home_in_a_contract() -> None:
 
 
 def test_in_a_risk_question_a_loan_beside_a_second_figure_is_the_homes() -> None:
-    assert deposit_and_debt(Case("보증금 2억인데 대출 1억 있는 집 괜찮나요?")) == (20000.0, 10000.0)
+    question = "보증금 2억인데 대출 1억 있는 집 괜찮나요?"
+    assert deposit_and_debt(Case(question, extract_entities(question))) == (20000.0, 10000.0)
 
 
 def test_a_law_named_after_houses_names_no_kind_of_home() -> None:

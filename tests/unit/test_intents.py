@@ -106,7 +106,7 @@ def test_keywords_are_the_words_that_decided() -> None:
 
 def test_the_intent_carries_the_entities() -> None:
     intent = classify("역삼동 원룸 월세 50 이하")
-    assert intent.entities["dong"] == ["역삼동"] and intent.entities["monthly_rent_max_manwon"] == 50
+    assert intent.entities.dong == ["역삼동"] and intent.entities.monthly_rent_max_manwon == 50
 
 
 def test_a_word_inside_another_does_not_count() -> None:

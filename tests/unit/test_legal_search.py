@@ -12,6 +12,7 @@ import pytest
 
 from contracts.search import SearchData
 from contracts.steps import StepInputs
+from services.housing.entities import extract_entities
 from services.housing.statute_answers import answer_for
 from services.platform.team import StepWork
 from services.search.legal.articles import Article
@@ -338,7 +339,8 @@ def test_the_persons_lease_figures_decide_the_reportverdict_on_figures() -> None
     # "보증금 5백에 월세 25": both within 시행령 제4조의3①'s lines (6,000만원, 30만원), so not reported;
     # a 전세 of 2억 has no rent and its deposit is over the line.
     def verdict(query: str, entities: dict[str, object]) -> str | None:
-        inputs = StepInputs.model_validate({"query": query, "entities": entities})
+        reading = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+        inputs = StepInputs.model_validate({"query": query, "entities": {**reading, **entities}})
         step = StepWork("r", "s", "법령 검색", inputs, {}, attempt=1)
         return verdict_on_figures(answer_for(query), step)
 

@@ -6,10 +6,20 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from contracts.entities import DealType, PropertyType, QueryEntities
+from contracts.planner import ReadingDisagreement
 from contracts.steps import plan_inputs
 from contracts.values import IntentType, StepFocus, Team
+from services.housing.entities import extract_entities
 from services.planner.followup import PriorTurn
-from services.planner.llm_plan import InvalidPlan, PlannedStep, PlanningAnswer, plan_from_llm
+from services.planner.llm_plan import (
+    InvalidPlan,
+    PlannedStep,
+    PlanningAnswer,
+    TurnReading,
+    disagreements,
+    plan_from_llm,
+)
 from services.planner.plan_rules import plan_by_rules
 
 pytestmark = pytest.mark.unit
@@ -36,12 +46,12 @@ RISK = PlannedStep(
 def test_a_good_answer_becomes_a_plan_with_rules_entities() -> None:
     plan = plan_from_llm(answer(SEARCH, RISK), QUERY, None)
     assert plan.intent.type is I.RISK_ANALYSIS and plan.intent.keywords == ["위험도"]
-    assert plan.intent.entities["price_max_manwon"] == 30000  # read by rules, not by the model
+    assert plan.intent.entities.price_max_manwon == 30000  # read by rules, not by the model
     assert [s.step_id for s in plan.steps] == ["search-market", "analyze-risk"]
     assert plan.steps[1].inputs == {
         "query": QUERY,
         "focus": ["jeonse_risk"],
-        "entities": plan.intent.entities,
+        "entities": plan.intent.entities.model_dump(mode="json", exclude_defaults=True),
     }
     assert plan.strategy == "sequential" and plan.estimated_total_s > 0
     assert plan.steps[0].timeout_s > 0
@@ -106,7 +116,7 @@ def test_the_schema_tells_the_model_what_each_field_means() -> None:
 def test_a_follow_up_answer_uses_the_merged_entities() -> None:
     first = plan_by_rules(QUERY)
     plan = plan_from_llm(answer(SEARCH, RISK), "서초구는요?", PriorTurn(first.context_query, first.intent))
-    assert plan.intent.entities["gu"] == ["서초구"] and plan.intent.entities["price_max_manwon"] == 30000
+    assert plan.intent.entities.gu == ["서초구"] and plan.intent.entities.price_max_manwon == 30000
     assert plan.steps[0].inputs["previous_query"] == QUERY
 
 
@@ -114,3 +124,39 @@ def test_a_follow_up_answer_uses_the_merged_entities() -> None:
 def test_odd_queries_still_plan(query: str) -> None:
     plan = plan_from_llm(answer(SEARCH), query, None)
     assert plan_inputs(plan.steps[0].inputs).query == query
+
+
+def test_the_models_reading_is_checked_against_the_rules_and_each_difference_named() -> None:
+    rules = extract_entities("송파구 잠실역 근처 아파트 전세 보증보험 가입 되나요?")
+    agreeing = TurnReading(
+        gu=["송파구"],
+        stations=["잠실역"],
+        property_types=[PropertyType.APARTMENT],
+        deal_type=DealType.JEONSE,
+        guarantee_asked=True,
+        lease_kinds_named=["deposit"],  # 전세 names the deposit
+    )
+    assert disagreements(agreeing, rules) == []
+    assert disagreements(None, rules) == []  # no reading given: nothing to check
+    otherwise = agreeing.model_copy(update={"deal_type": DealType.MONTHLY, "guarantee_asked": False})
+    assert disagreements(otherwise, rules) == [
+        ReadingDisagreement(field="deal_type", rules="jeonse", llm="monthly"),
+        ReadingDisagreement(field="guarantee_asked", rules=True, llm=False),
+    ]
+
+
+def test_places_named_in_another_order_are_the_same_reading() -> None:
+    rules = extract_entities("강남구랑 서초구 아파트 시세 비교")
+    reversed_places = TurnReading(
+        gu=list(reversed(rules.gu)), property_types=rules.property_types, market_level_asked=True
+    )
+    assert rules.gu == ["강남구", "서초구"] and disagreements(reversed_places, rules) == []
+
+
+def test_the_models_reading_holds_no_amount_size_or_date() -> None:
+    asked = set(TurnReading.model_fields)
+    assert asked <= set(QueryEntities.model_fields)
+    assert not {n for n in asked if n.endswith(("_manwon", "_m2")) or n in ("amounts", "dates", "since_last")}
+    for name in asked:  # each field as the reading describes it
+        assert TurnReading.model_fields[name].description == QueryEntities.model_fields[name].description
+        assert TurnReading.model_fields[name].annotation == QueryEntities.model_fields[name].annotation

@@ -44,7 +44,13 @@ def test_a_market_question_searches_prices_and_listings_of_the_named_place() -> 
     assert only.inputs == {
         "query": "강남구 아파트 전세 시세 알려주세요",
         "focus": ["market", "listings"],
-        "entities": {"gu": ["강남구"], "property_types": ["apartment"], "deal_type": "jeonse"},
+        "entities": {
+            "gu": ["강남구"],
+            "property_types": ["apartment"],
+            "deal_type": "jeonse",
+            "lease_kinds_named": ["deposit"],  # 전세 names the deposit
+            "market_level_asked": True,  # 시세
+        },
     }
 
 

@@ -11,6 +11,8 @@ import pytest
 from contracts.steps import plan_inputs
 from services.planner.handlers import said_on
 from services.planner.plan_rules import plan_by_rules
+from services.planner.planning import plan
+from services.platform.llm import LlmClient, LlmSettings
 
 pytestmark = pytest.mark.unit
 
@@ -34,3 +36,14 @@ def test_every_step_carries_the_day_asked_and_reads_it_back_typed() -> None:
     assert len(steps) >= 2
     assert {plan_inputs(step.inputs).said_on for step in steps} == {date(2026, 11, 28)}
     assert [plan_inputs(s.inputs).query for s in steps] == [plan_inputs(s.inputs).query for s in plan.steps]
+
+
+async def test_the_planner_reads_a_turn_once_against_its_own_day_so_a_replay_reads_the_same() -> None:
+    llm = LlmClient(LlmSettings(OPENAI_BASE_URL=None))  # rules: no endpoint
+    asked, later = date(2026, 11, 28), date(2026, 12, 5)
+    first, replayed = [await plan(llm, SALE, None, "r1", asked) for _ in range(2)]
+    assert first.plan.intent.entities.dates == ["2026-11-29", "2027-02-28"]
+    assert replayed.plan.intent.entities == first.plan.intent.entities
+    # the same words on another day are another reading: '내일' is that day's tomorrow
+    assert (await plan(llm, SALE, None, "r2", later)).plan.intent.entities.dates[0] == "2026-12-06"
+    await llm.close()

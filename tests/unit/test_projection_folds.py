@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from contracts import Envelope, Event, new_envelope
+from contracts.entities import QueryEntities
 from contracts.gateway import PlanApproved, PlanRejected, QueryOptions, QueryReceived
 from contracts.planner import PlanReady
 from contracts.results import StepResult
@@ -33,7 +34,10 @@ T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 SEARCH = PlanStep(step_id="search", team=Team.SEARCH, task="강남구 아파트 전세 시세 검색")
 ANALYSIS = PlanStep(step_id="analysis", team=Team.ANALYSIS, task="전세 위험도 분석", depends_on=["search"])
 INTENT = Intent(
-    type=IntentType.RISK_ANALYSIS, confidence=0.9, keywords=["전세", "위험도"], entities={"gu": "강남구"}
+    type=IntentType.RISK_ANALYSIS,
+    confidence=0.9,
+    keywords=["전세", "위험도"],
+    entities=QueryEntities(gu=["강남구"]),
 )
 
 

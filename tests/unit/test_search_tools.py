@@ -17,7 +17,9 @@ CTX = SearchContext(pool=None, legal=None)
 
 
 def step(query: str, focus: list[str] | None = None, task: str = "검색") -> StepWork:
-    inputs = plan_inputs({"query": query, "focus": focus or []})  # as the supervisor reads a plan's step
+    # as the supervisor reads a plan's step: the question with the planner's reading of it
+    reading = extract_entities(query).model_dump(mode="json", exclude_defaults=True)
+    inputs = plan_inputs({"query": query, "focus": focus or [], "entities": reading})
     return StepWork("run-1", "s1", task, inputs, {}, attempt=1)
 
 
@@ -112,30 +114,20 @@ def test_a_count_asked_is_answered_by_the_listing_total(query: str, lead: str) -
 def test_listings_within_the_bounds_stated_lead_unless_the_market_level_is_asked(
     query: str, lead: str
 ) -> None:
-    bounded = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
-    chosen = ["market_stats", "listing_search"]
-    assert answering_first(StepWork("run-1", "s1", "검색", bounded, {}, attempt=1), chosen)[0] == lead
+    assert answering_first(step(query), ["market_stats", "listing_search"])[0] == lead
 
 
 def test_a_superlative_asked_leads_with_the_listing_that_is_it() -> None:
-    query = "송파구 원룸 월세 제일 싼 곳"
-    ranked = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
     chosen = ["market_stats", "listing_search"]
-    assert (
-        answering_first(StepWork("run-1", "s1", "검색", ranked, {}, attempt=1), chosen)[0] == "listing_search"
-    )
+    assert answering_first(step("송파구 원룸 월세 제일 싼 곳"), chosen)[0] == "listing_search"
 
 
 def test_both_ends_asked_are_the_markets_range() -> None:
-    query = "대치동 아파트 매매 제일 싼 거랑 제일 비싼 거 호가가 얼마예요?"
-    both = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
-    step = StepWork("run-1", "s1", "검색", both, {}, attempt=1)
-    assert answering_first(step, ["market_stats", "listing_search"])[0] == "market_stats"
+    both = step("대치동 아파트 매매 제일 싼 거랑 제일 비싼 거 호가가 얼마예요?")
+    assert answering_first(both, ["market_stats", "listing_search"])[0] == "market_stats"
 
 
 def test_two_places_compared_are_answered_by_the_comparison_not_a_listing() -> None:
     """'강남구랑 서초구 오피스텔 매매 어디가 더 싸요?' asks which district, not the cheapest listing."""
-    query = "강남구랑 서초구 오피스텔 매매 어디가 더 싸요?"
-    compared = plan_inputs({"query": query, "entities": extract_entities(query).model_dump()})
-    step = StepWork("run-1", "s1", "검색", compared, {}, attempt=1)
-    assert answering_first(step, ["market_stats", "listing_search"])[0] == "market_stats"
+    compared = step("강남구랑 서초구 오피스텔 매매 어디가 더 싸요?")
+    assert answering_first(compared, ["market_stats", "listing_search"])[0] == "market_stats"

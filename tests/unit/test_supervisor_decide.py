@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from contracts.entities import QueryEntities
 from contracts.gateway import (
     InputProvided,
     PlanApproved,
@@ -120,7 +121,7 @@ def test_an_empty_plan_is_answered_with_guidance_and_runs_nothing() -> None:
 
 def test_facts_stated_with_nothing_asked_are_acknowledged_in_the_guidance() -> None:
     """'연봉 4천이에요' asks nothing; the next turn is answered with it, so the guidance says so."""
-    stated = Intent(type=IntentType.UNCLEAR, confidence=0.4, entities={"income_manwon": 4000})
+    stated = Intent(type=IntentType.UNCLEAR, confidence=0.4, entities=QueryEntities(income_manwon=4000))
     response = compose(Run().add(PlanReady(run_id="r", intent=stated, mode="rules")).decide().state)
     assert response.response_type == "guidance"
     assert response.answer.startswith("말씀하신 연소득 4,000만원을 기억해 두고")

@@ -3,7 +3,6 @@ that ratio falls in, and the steps that protect the deposit (전입신고·확�
 
 from __future__ import annotations
 
-import re
 import statistics
 
 from contracts.results import Figure, Question, StepResult
@@ -11,13 +10,6 @@ from services.analysis.case import Case
 from services.analysis.rules.jeonse_risk import JeonseRiskRules
 from services.analysis.rules.statutes import StatuteBook
 from services.housing.money import format_manwon as won_text
-from services.housing.vocabulary import DEPOSIT_GUARANTEE_WORDS, HOME_DEBT_WORDS
-
-# In a question about the deposit at risk, a loan or a debt beside a second figure is the home's too.
-_DEBT_WORDS = re.compile(rf"{HOME_DEBT_WORDS}|대출|빚")
-_NO_DEBT = re.compile(rf"(?:{_DEBT_WORDS.pattern})\S{{0,2}}\s*(?:하나도\s*|전혀\s*)?없")
-# The question asks whether the deposit can be insured (전세보증금반환보증): that verdict answers it.
-_ASKS_GUARANTEE = re.compile(DEPOSIT_GUARANTEE_WORDS, re.IGNORECASE)
 
 
 def deposit_and_debt(case: Case) -> tuple[float | None, float]:
@@ -29,7 +21,7 @@ def deposit_and_debt(case: Case) -> tuple[float | None, float]:
     deposit = case.number("deposit_manwon") or (amounts[0] if amounts else None)
     debt = case.number("senior_debt_manwon")
     if debt is None:
-        debt = amounts[1] if len(amounts) > 1 and _DEBT_WORDS.search(case.query) else 0.0
+        debt = amounts[1] if len(amounts) > 1 and case.entities.debt_spoken_of else 0.0
     return deposit, debt
 
 
@@ -118,12 +110,12 @@ def jeonse_risk(case: Case, rules: JeonseRiskRules, statutes: StatuteBook) -> St
     if debt == 0 and case.number("senior_debt_manwon") is None:
         findings.append(
             "선순위 채권이 없다고 하셨으니 등기부등본 을구에서 근저당·가압류가 없는지 확인하세요."
-            if _NO_DEBT.search(case.query)
+            if case.entities.no_debt_said
             else "선순위 근저당 등 채권을 알려 주지 않아 0원으로 계산했습니다: 등기부등본 을구를 확인하세요."
         )
     named = _basis_named(case, deposit, debt, value)
     headline = f"{named} 전세가율은 {ratio:.1%}로 '{band.label}' 구간입니다."
-    if _ASKS_GUARANTEE.search(case.query):
+    if case.entities.guarantee_asked:  # the question asks whether the deposit can be insured
         headline = f"{named} 전세가율 {ratio:.1%}로 {guarantee}."
     return StepResult(
         headline=headline,

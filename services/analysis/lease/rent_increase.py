@@ -5,34 +5,19 @@ the one-year rule, 계약갱신요구권 (제6조의3), 묵시적 갱신 (제6�
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from datetime import date
 
+from contracts.entities import LeaseKind, StatedAmount
 from contracts.results import Figure, Question, StepResult
 from services.analysis.case import Case
 from services.analysis.rules.lease import LeaseRules
 from services.analysis.rules.statutes import StatuteBook
-from services.housing.amounts import CONVERSION, PERCENT, Amount, given_figures, read_amounts
-from services.housing.elapsed import Elapsed, months_since_last, months_text
-from services.housing.money import RAISE_VERBS
+from services.housing.elapsed import Elapsed, months_text
 from services.housing.money import format_manwon as won_text
-from services.housing.text import final_consonant, normalize
-from services.housing.vocabulary import LOAN_RATIOS
+from services.housing.text import final_consonant
 
-# A percent asked as an increase ("10% 올려달래요", "10프로 인상"), and one that names the cap the person
-# asks about ("5% 넘는 거 아닌가요", "5% 이내면", "5%까지", "5% 룰"): only the first is an increase asked.
-_RAISED = re.compile(
-    rf"\s*(?:씩|만|나|이나|정도|쯤|가량|더|을|를|이|가|\s)*(?:{RAISE_VERBS}|올릴|올렸|달라|달래|받겠)"
-)
-_CAP_TALK = re.compile(
-    r"\s*(?:이|가|을|를|은|는)?\s*(?:이내|이하|넘|초과|까지|상한|룰|규정|제한|한도|안(?:이|에|으로|쪽)|미만|선)"
-)
-_RATE_BEFORE = re.compile(rf"금리|이율|이자|전환율|수익률|세율|가율|{LOAN_RATIOS}", re.IGNORECASE)
-# The kind a percent or a one-year question is about, by the last role word before it.
-_KIND_WORDS = re.compile(
-    r"(?P<보증금>보증금|전세금|전세|전셋)|(?P<월차임>월세|월차임|차임|(?<!\d)월(?=\s*\d))"
-)
+_KIND_NAMES: dict[LeaseKind, str] = {"deposit": "보증금", "monthly_rent": "월차임"}
 _ONE_YEAR_SOURCE = "주택임대차보호법 제7조① 후단, 시행령 제8조②"
 _CONVERSION_SOURCE = "주택임대차보호법 제7조의2, 시행령 제9조"
 
@@ -63,35 +48,26 @@ _ROLE_KEYS = [key for now, asked in _KEYS.values() for key in (now[1], asked[1])
 
 def increases(case: Case) -> list[Increase]:
     """Each kind (보증금, 월차임) the person gave a current figure for, with the figure asked for it."""
-    read = read_amounts(case.query)
-    given = given_figures(read)
-    # The amounts by role the person gave come first: the step's inputs and entities (QueryEntities:
-    # deposit_manwon, requested_deposit_manwon …), else the question read the same way; the order of the
-    # amounts is the fallback for a question without role words ("3억에서 3억 1천으로").
-    said = {
-        "deposit_manwon": given.deposit,
-        "requested_deposit_manwon": given.requested_deposit,
-        "monthly_rent_manwon": given.monthly_rent,
-        "requested_monthly_rent_manwon": given.requested_monthly_rent,
-    }
-    by_role = any(case.number(key) for key in _ROLE_KEYS) or any(said.values())
-    deposits, rents = (_without(values, _unbased_changes(read)) for values in case.deposits_and_rents())
+    # The amounts by role the person gave come first: the step's inputs, then the reading (QueryEntities:
+    # deposit_manwon, requested_deposit_manwon …); the order of the amounts is the fallback for a question
+    # without role words ("3억에서 3억 1천으로").
+    by_role = any(case.number(key) for key in _ROLE_KEYS)
+    unbased = _unbased_changes(case.entities.amounts)
+    deposits, rents = (_without(values, unbased) for values in case.deposits_and_rents())
     found = []
     for what, values in (("보증금", deposits), ("월차임", rents)):
         fallback = [] if by_role else values
         now_keys, asked_keys = _KEYS[what]
-        current = case.number(*now_keys) or said[now_keys[1]] or (fallback[0] if fallback else None)
-        asked = (
-            case.number(*asked_keys) or said[asked_keys[1]] or (fallback[1] if len(fallback) > 1 else None)
-        )
+        current = case.number(*now_keys) or (fallback[0] if fallback else None)
+        asked = case.number(*asked_keys) or (fallback[1] if len(fallback) > 1 else None)
         if current and asked is not None and asked < current:
             asked = None  # a lowered deposit is a 전월세 전환 (converted_deposit), not an increase
         if current:
             found.append(Increase(what, float(current), float(asked) if asked is not None else None))
-    percent, kind = asked_percent(case)
+    percent, kind = case.entities.raise_percent, case.entities.raise_percent_of
     if percent is not None and not any(inc.asked is not None for inc in found):
         # "전세 5억인데 10% 올려달래요": the percent raises the kind named before it, else every kind given
-        targets = [inc for inc in found if inc.what == kind] or found
+        targets = [inc for inc in found if kind and inc.what == _KIND_NAMES[kind]] or found
         found = [
             Increase(inc.what, inc.current, inc.current * (1 + percent / 100)) if inc in targets else inc
             for inc in found
@@ -99,26 +75,7 @@ def increases(case: Case) -> list[Increase]:
     return found
 
 
-def asked_percent(case: Case) -> tuple[float | None, str | None]:
-    """The percent the landlord asks for and the kind it raises (보증금, 월차임, or None when not named).
-    A percent written next to a raise ("10% 올려달래요") or alone ("10%래요") is asked; one naming the cap
-    ("5% 넘는 거 아닌가요", "5% 이내면") is the person's question, not a figure. With no percent written,
-    the step's own (the planner's entities or a follow-up's) is taken."""
-    text = normalize(case.query)
-    written = list(PERCENT.finditer(text))
-    if not written:
-        return case.number("percent"), None
-    for m in written:
-        after, before = text[m.end() :], text[max(0, m.start() - 10) : m.start()]
-        if _RATE_BEFORE.search(before):  # "기준금리 2.5%": a rate, not an increase
-            continue
-        if _RAISED.match(after) or not _CAP_TALK.match(after):
-            kinds = list(_KIND_WORDS.finditer(text, 0, m.start()))
-            return float(m[1]), (kinds[-1].lastgroup if kinds else None)
-    return None, None
-
-
-def _unbased_changes(read: list[Amount]) -> list[float]:
+def _unbased_changes(read: list[StatedAmount]) -> list[float]:
     """Amounts that change a lease figure the person did not say ("보증금에서 8천 빼고", "보증금 4천 올려",
     "전세 3억 5천으로 올려달래요"): they are no current deposit or rent."""
     return [float(a.manwon) for a in read if a.change and a.base is None]
@@ -201,9 +158,9 @@ def converted_deposit(case: Case) -> float | None:
     of it ("보증금에서 8천 빼고 그만큼 월세로"), the difference of a lowered deposit ("3억에서 2억으로 낮추고
     나머지를 월세로"), else the deposit named ("보증금 1억을 월세로 돌리면")."""
     converted = case.number("convert_deposit_manwon")
-    if converted is None and CONVERSION.search(case.query):
+    if converted is None and case.entities.conversion_asked:
         current, lowered = case.number("deposit_manwon"), case.number("requested_deposit_manwon")
-        taken_out = [a for a in read_amounts(case.query) if a.role == "deposit" and a.change == "cut"]
+        taken_out = [a for a in case.entities.amounts if a.role == "deposit" and a.change == "cut"]
         deposits, _ = case.deposits_and_rents()
         if current and lowered is not None and lowered < current:
             converted = current - lowered
@@ -250,7 +207,8 @@ def since_last_increase(case: Case) -> Elapsed | None:
     said it ("재계약한 지 6개월", "1년 반 전에 올렸")."""
     last = case.text("last_increase_date") or case.text("contract_start_date")
     if not last:
-        return months_since_last(case.query)
+        said = case.entities.since_last
+        return Elapsed(said.event, said.months, said.under, said.text) if said else None
     since = _months_between(date.fromisoformat(last), case.day())
     return Elapsed("increase" if case.text("last_increase_date") else "contract", float(since), False, last)
 
@@ -290,8 +248,8 @@ def one_year_headline(since: Elapsed, kinds: str, rules: LeaseRules) -> str:
 def asks_conversion_only(case: Case, found: list[Increase]) -> bool:
     """ "월세로 돌리면 얼마", "전환 시 이자율 제한": a conversion asked, with no increase named or asked
     ("월세로 10만원 올려달래요" raises the rent)."""
-    raises = re.search(RAISE_VERBS, case.query) or any(inc.asked is not None for inc in found)
-    return bool(CONVERSION.search(case.query)) and not raises
+    raises = case.entities.raise_asked or any(inc.asked is not None for inc in found)
+    return case.entities.conversion_asked and not raises
 
 
 def converted_headline(case: Case, converted: float, rate: float) -> str:
@@ -423,7 +381,7 @@ def _unbased_findings(case: Case, rules: LeaseRules, found: list[Increase]) -> l
     cap = rules.increase_cap.max_ratio
     given = {inc.what for inc in found}
     findings = []
-    for a in read_amounts(case.query):
+    for a in case.entities.amounts:
         what = {"deposit": "보증금", "monthly_rent": "월차임"}.get(a.role)
         if a.base is not None or not what or what in given:
             continue
@@ -443,9 +401,9 @@ def _unbased_findings(case: Case, rules: LeaseRules, found: list[Increase]) -> l
 
 def _kinds(case: Case, found: list[Increase]) -> str:
     """What the increase is of, in words: the kinds asked about, else the kinds the question names."""
-    kinds = [inc.what for inc in found if inc.asked is not None] or sorted(
-        {m.lastgroup for m in _KIND_WORDS.finditer(case.query) if m.lastgroup}, key=["보증금", "월차임"].index
-    )
+    kinds = [inc.what for inc in found if inc.asked is not None] or [
+        _KIND_NAMES[kind] for kind in case.entities.lease_kinds_named
+    ]
     return "·".join(kinds) if kinds else "차임·보증금"
 
 

@@ -5,7 +5,6 @@ falls back to a stated reference rate, the term to a stated default)."""
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Any
 
@@ -17,9 +16,6 @@ from services.analysis.profile import Profile, homes_for_lending, read_profile
 from services.analysis.rules.lending import BUYER_NAMES, ZONE_NAMES, LendingRules
 from services.analysis.rules.regions import Region, RegionRules, find_region
 from services.housing.money import format_manwon as won_text
-from services.housing.vocabulary import LOAN_LIMIT_ASKED
-
-_DSR_STATED = re.compile(r"DSR\s*(\d+(?:\.\d+)?)\s*%", re.IGNORECASE)
 
 QUESTIONS = {
     "income_manwon": Question(
@@ -97,13 +93,14 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
             findings.append(f"만기를 알려 주지 않아 {term}년으로 계산했습니다.")
     repayment_cap = None
     if limit is None and p.income_manwon:
-        ratio = stated_dsr(case.query) or lending.dsr.max_ratio
+        stated = case.entities.dsr_percent  # the person's ratio outranks the rule book's
+        ratio = stated / 100 if stated is not None else lending.dsr.max_ratio
         repayment_cap = yearly_repayment_cap(p.income_manwon, p.debt_monthly_manwon, ratio)
         figures.append(repayment_cap)
     barred = _barred(p, region, lending, day)
     if barred:
         figures.append(barred)
-    asks_limit = not complete and not barred and (principal is None or LOAN_LIMIT_ASKED.search(case.query))
+    asks_limit = not complete and not barred and (principal is None or case.entities.loan_limit_asked)
     questions = [QUESTIONS[k] for k in missing] if asks_limit else []
     return StepResult(
         headline=_headline(limit, borrower, region, repayment_cap, barred, principal, p, missing, lending),
@@ -112,12 +109,6 @@ def loan_simulation(case: Case, lending: LendingRules, regions: RegionRules) -> 
         questions=questions,
         data={"loan_simulation": {**data, "as_of": day.isoformat(), "rate": rate, "term_years": term}},
     )
-
-
-def stated_dsr(text: str) -> float | None:
-    """A DSR ratio the person named ("DSR 40% 적용되면"): theirs outranks the rule book's."""
-    found = _DSR_STATED.search(text)
-    return float(found.group(1)) / 100 if found and 0 < float(found.group(1)) < 100 else None
 
 
 def yearly_repayment_cap(income_manwon: float, debt_monthly_manwon: float | None, ratio: float) -> Figure:

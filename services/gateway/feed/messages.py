@@ -214,7 +214,7 @@ def _plan_message(
         intent=intent.type if intent else None,
         confidence=intent.confidence if intent else None,
         keywords=list(intent.keywords) if intent else [],
-        entities=dict(intent.entities) if intent else {},
+        entities=intent.entities.model_dump(mode="json", exclude_defaults=True) if intent else {},
         strategy=plan.strategy if plan else None,
         execution_steps=[planned_step(s) for s in steps],
         estimated_total_time=plan.estimated_total_s if plan else None,

@@ -16,7 +16,6 @@ from contracts.entities import DealType
 from contracts.results import StepResult
 from contracts.steps import SearchOptions
 from contracts.values import Citation
-from services.housing.amounts import given_figures, read_amounts
 from services.housing.statute_answers import StatuteAnswer, answer_for, answer_resting_on
 from services.housing.statutes import StatuteArticle, asked_for, cite, quote, rule_text
 from services.housing.statutes import citation as statute_citation
@@ -53,9 +52,9 @@ def verdict_on_figures(answer: StatuteAnswer | None, step: StepWork) -> str | No
         return answer.deadline(date.fromisoformat(max(step.entities.dates)))
     if answer.threshold is None:
         return None
-    given = given_figures(read_amounts(step.query))
-    jeonse = step.entities.deal_type == DealType.JEONSE and given.monthly_rent is None
-    return answer.threshold.verdict(given.deposit, 0 if jeonse else given.monthly_rent)
+    lease = step.entities
+    jeonse = lease.deal_type == DealType.JEONSE and lease.monthly_rent_manwon is None
+    return answer.threshold.verdict(lease.deposit_manwon, 0 if jeonse else lease.monthly_rent_manwon)
 
 
 # The planner's task names the legal topic in the statute's own words ("주택임대차보호법 차임·보증금 증액
