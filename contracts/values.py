@@ -114,6 +114,7 @@ class StepFocus(StrEnum):
     PRIORITY_REPAYMENT = "priority_repayment"  # 소액임차인 최우선변제 by region and deposit
     BROKERAGE_FEE = "brokerage_fee"  # 중개보수: the 거래금액 it is reckoned on
     ACQUISITION_TAX = "acquisition_tax"  # 취득세 + 지방교육세 by price, homes after the purchase, region
+    HOUSING_COST = "housing_cost"  # what the person pays each month (월세, 관리비) and over a period
     LEASE_CONTRACT = "lease_contract"  # 주택임대차 표준계약서
     SALES_CONTRACT = "sales_contract"  # 부동산매매계약서: written, or a pasted one's 특약 reviewed
     LOAN_APPLICATION = "loan_application"  # 대출 신청 준비: the applicant's facts, then the checklist

@@ -16,6 +16,7 @@ from services.analysis.deal.acquisition_tax import acquisition_tax_answer
 from services.analysis.deal.brokerage_fee import brokerage_fee
 from services.analysis.deal.market import market_analysis
 from services.analysis.insight import summarise
+from services.analysis.lease.housing_cost import housing_cost
 from services.analysis.lease.jeonse_risk import jeonse_risk
 from services.analysis.lease.priority_repayment import priority_repayment
 from services.analysis.lease.rent_increase import rent_increase
@@ -34,6 +35,7 @@ from services.housing.vocabulary import (
     HOUSING_SUPPORT_WORDS,
     INVEST_WORDS,
     JUDGED_WORDS,
+    OUTLAY_ASKED,
     PRIORITY_REPAYMENT_WORDS,
     RENT_RAISE_WORDS,
 )
@@ -124,6 +126,13 @@ TOOLS: tuple[AnalysisTool, ...] = (
         focuses=(StepFocus.BROKERAGE_FEE,),
         words=BROKERAGE_FEE_WORDS,
         run=lambda case, lib: brokerage_fee(case, lib.rules.brokerage, lib.statutes),
+    ),
+    AnalysisTool(
+        name="housing_cost",
+        description="월세·관리비 등 매달 내는 돈의 합과 기간(1년, 계약 기간) 합계 계산",
+        focuses=(StepFocus.HOUSING_COST,),
+        words=OUTLAY_ASKED,
+        run=lambda case, lib: housing_cost(case),
     ),
 )
 

@@ -54,6 +54,7 @@ class StepId(StrEnum):
     COMPUTE_PRIORITY_REPAYMENT = "compute-priority-repayment"
     COMPUTE_BROKERAGE_FEE = "compute-brokerage-fee"
     COMPUTE_ACQUISITION_TAX = "compute-acquisition-tax"
+    COMPUTE_HOUSING_COST = "compute-housing-cost"
     DRAFT_LEASE = "draft-lease"
     DRAFT_SALE = "draft-sale"
     REVIEW_SALE_CONTRACT = "review-sale-contract"

@@ -173,6 +173,15 @@ def only_tells(text: str) -> bool:
     )
 
 
+# A sum of what one pays asked ("관리비 포함 한 달 얼마", "1년이면 얼마 나가요", "2년 동안 총 얼마"): the
+# person's own monthly outgoings added up, not a price of the market.
+OUTLAY_ASKED = re.compile(
+    r"(?:한\s*달|매달|매월|달마다|1\s*년|일\s*년|한\s*해|\d+\s*년|\d+\s*개월|계약\s*기간)\S{0,4}\s*"
+    r"(?:총|전부|다\s*해서|합쳐서|합치면|모두)?\s*(?:얼마|몇)"
+    r"|(?:총|전부\s*다|다\s*합(?:쳐|치)\S*|합계|합쳐서)\s*(?:얼마|몇)|관리비\s*(?:포함|까지|합쳐|더하)"
+)
+
+
 # What the listings record of a complex, asked of one named or pointed at ("래미안퍼스티지 세대수
 # 몇이에요?", "거기 몇 년에 지어졌어요?", "그 단지 역까지 몇 분?"): a market question, though 세대수 is a
 # statute word too.

@@ -36,6 +36,7 @@ from services.housing.vocabulary import (
     CONVERSION_RATE_WORDS,
     LOAN_LIMIT_ASKED,
     LOAN_NAMED_WORDS,
+    OUTLAY_ASKED,
     PRIORITY_REPAYMENT_WORDS,
     speaks_only_of_a_sale,
 )
@@ -238,6 +239,9 @@ def _step_ids(intent: IntentType | None, text: str, entities: QueryEntities) -> 
     """The step kinds a question needs: its intent's base steps plus what each clause adds."""
     if intent in GUIDANCE_INTENTS:
         return []
+    if _outlay_asked(text, entities) and len(split_clauses(text)) == 1:
+        # "월세 60에 관리비 15면 1년이면 얼마": the person's own outgoings added up, which no search serves
+        return [S.COMPUTE_HOUSING_COST]
     ids = list(INTENTS[intent].base_steps) if intent else []
     if intent is I.RISK_ANALYSIS and not _about_jeonse(text, entities):
         ids = [S.SEARCH_MARKET, S.ANALYZE_MARKET]  # a 매매 price is judged against comparables
@@ -348,6 +352,12 @@ def _needs_loan_figures(hits: list[Hit], text: str, entities: QueryEntities) -> 
     if not loan or _NOT_MORTGAGE.search(text):  # a 전세 loan's limit is its programme's (the loan search)
         return False
     return bool(entities.amounts_manwon) or bool(LOAN_LIMIT_ASKED.search(text))
+
+
+def _outlay_asked(text: str, entities: QueryEntities) -> bool:
+    """A sum of the person's monthly outgoings asked, with at least one of them said."""
+    paid = any(a.role in ("monthly_rent", "fee") for a in entities.amounts) or entities.monthly_rent_manwon
+    return bool(paid) and OUTLAY_ASKED.search(text) is not None
 
 
 def _prices_given(entities: QueryEntities) -> bool:

@@ -35,6 +35,7 @@ TEAM_FOCUS = {
         F.POLICY,
         F.PRIORITY_REPAYMENT,
         F.BROKERAGE_FEE,
+        F.HOUSING_COST,
     },
     Team.DOCUMENT: {F.LEASE_CONTRACT, F.SALES_CONTRACT, F.LOAN_APPLICATION},
 }
@@ -99,6 +100,7 @@ STEP_KINDS = {
             (),
             ("sale_price_manwon", "house_count"),
         ),
+        StepKind(S.COMPUTE_HOUSING_COST, Team.ANALYSIS, (F.HOUSING_COST,), (), _LEASE),
         StepKind(S.DRAFT_LEASE, Team.DOCUMENT, (F.LEASE_CONTRACT,), (S.SEARCH_MARKET, S.SEARCH_LEGAL)),
         StepKind(S.DRAFT_SALE, Team.DOCUMENT, (F.SALES_CONTRACT,)),
         StepKind(S.REVIEW_SALE_CONTRACT, Team.DOCUMENT, (F.SALES_CONTRACT,)),

@@ -88,6 +88,7 @@ def task_for(
         S.COMPUTE_PRIORITY_REPAYMENT: lambda: "지역·보증금 기준 최우선변제(소액임차인) 대상 여부와 금액 계산",
         S.COMPUTE_BROKERAGE_FEE: lambda: "중개보수 상한(거래금액 × 상한요율, 한도액) 계산",
         S.COMPUTE_ACQUISITION_TAX: lambda: "매매가·취득 후 주택 수·지역 기준 취득세와 지방교육세 계산",
+        S.COMPUTE_HOUSING_COST: lambda: "월세·관리비 등 매달 나가는 돈과 기간 합계 계산",
         S.DRAFT_LEASE: lambda: _lease_task(entities, S.SEARCH_MARKET in planned),
         S.DRAFT_SALE: lambda: _join(scope, "부동산매매계약서 초안 작성(빈 항목은 사용자에게 확인)"),
         S.REVIEW_SALE_CONTRACT: lambda: "매매계약서 특약 검토(매수인 보호 특약·거래 신고 의무)",
