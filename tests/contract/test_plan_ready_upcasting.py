@@ -6,13 +6,11 @@ planner records."""
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime, timedelta
 from typing import Any
-from uuid import UUID, uuid5
 
 import pytest
 
-from contracts import REGISTRY, Envelope, Event, new_envelope
+from contracts import REGISTRY, Event
 from contracts.entities import QueryEntities
 from contracts.export import load_examples
 from contracts.gateway import QueryOptions, QueryReceived
@@ -24,16 +22,15 @@ from contracts.teams import StepCompleted
 from services.housing.memory import Memory, Said, memory_of
 from services.planner.plan_rules import plan_by_rules
 from services.planner.remembered import facts_of
-from services.platform.eventstore import Recorded
 from services.projector import final_state, todo
-from services.projector.folding import Logged, fold_runs
+from services.projector.folding import fold_runs
 from services.supervisor.response import compose
 from services.supervisor.run import fold
+from tests.contract.recording import Recording
 
 pytestmark = pytest.mark.contract
 
 QUERY = "보증금 1억에 월세 40 내는데 집주인이 50으로 올려달래요, 가능한가요?"
-T0 = datetime(2025, 10, 8, 9, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("stored", load_examples(PlanReadyV1), ids=lambda payload: payload["run_id"])
@@ -76,36 +73,6 @@ def test_a_v1_reading_keeps_each_field_that_reads_and_leaves_the_rest() -> None:
     assert isinstance(event, PlanReady) and event.intent.entities == QueryEntities(gu=["강남구"])
 
 
-class Recording:
-    """One run's events at fixed times and ids, as a store holds them."""
-
-    def __init__(self) -> None:
-        self.records: list[Recorded] = []
-
-    def add(self, event: Event) -> Recording:
-        position = len(self.records) + 1
-        at = T0 + timedelta(seconds=position)
-        envelope = new_envelope(
-            event,
-            stream_id="run-r1",
-            correlation_id="r1",
-            occurred_at=at,
-            session_id="s1",
-            person_id="p1",
-            event_id=uuid5(UUID(int=0), f"r1/{position}"),  # by position: both recordings hold the same ids
-        )
-        self.records.append(Recorded(position, position, at, envelope))
-        return self
-
-    @property
-    def envelopes(self) -> list[Envelope]:
-        return [r.envelope for r in self.records]
-
-    @property
-    def logged(self) -> list[Logged]:
-        return [Logged.of(r) for r in self.records]
-
-
 def recorded(planned_as: int) -> Recording:
     """The run, its PlanReady written by the planner of wire version `planned_as`: v1 dumped the reading
     into a dict without its defaults."""
@@ -118,7 +85,11 @@ def recorded(planned_as: int) -> Recording:
         reading = plan.intent.entities.model_dump(mode="json", exclude_defaults=True)
         intent = {**payload["intent"], "entities": reading}
         ready = PlanReadyV1.model_validate({**payload, "schema_version": 1, "intent": intent})
-    run = Recording().add(QueryReceived(run_id="r1", query=QUERY, options=QueryOptions())).add(ready)
+    run = (
+        Recording(session_id="s1", person_id="p1")
+        .add(QueryReceived(run_id="r1", query=QUERY, options=QueryOptions()))
+        .add(ready)
+    )
     for step in plan.steps:
         inputs, done = plan_inputs(step.inputs), StepResult(headline=f"{step.task} 완료")
         run.add(

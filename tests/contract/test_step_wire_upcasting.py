@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection
-from datetime import UTC, datetime, timedelta
 from typing import Any
-from uuid import UUID, uuid5
+from uuid import UUID
 
 import pytest
 
-from contracts import REGISTRY, Envelope, Event, new_envelope
+from contracts import REGISTRY
 from contracts.export import load_examples
 from contracts.gateway import QueryOptions, QueryReceived
 from contracts.planner import PlanReady
@@ -27,14 +26,14 @@ from services.planner.plan_rules import plan_by_rules
 from services.platform.eventstore import Recorded
 from services.platform.team import StepFailure, dependency_results
 from services.projector import final_state, todo
-from services.projector.folding import Logged, fold_runs
+from services.projector.folding import fold_runs
 from services.supervisor.response import compose
 from services.supervisor.run import fold
+from tests.contract.recording import Recording, event_id_at
 
 pytestmark = pytest.mark.contract
 
 QUERY = "강남구 아파트 전세 시세와 위험도 분석해줘"
-T0 = datetime(2025, 10, 8, 9, 0, tzinfo=UTC)
 MARKET = StepResult(
     headline="강남구 아파트 전세 중앙값 9억 5,000만원 (매물 1건)",
     figures=[Figure(label="강남구 아파트 전세 중앙값", value=95000, unit="만원", source="매물 스냅샷")],
@@ -133,35 +132,6 @@ def test_v1_inputs_keep_what_reads_as_a_field_and_a_searchs_options_move_under_s
         answers={"deposit_won": "3억"},
         search=SearchOptions(limit=50, keywords=["전세"]),
     )
-
-
-class Recording:
-    """One run's events at fixed times, as a store holds them."""
-
-    def __init__(self) -> None:
-        self.records: list[Recorded] = []
-
-    def add(self, event: Event) -> Recording:
-        position = len(self.records) + 1
-        at = T0 + timedelta(seconds=position)
-        # Ids by position, as the recordings of one run by different wire versions hold the same events.
-        envelope = new_envelope(
-            event, stream_id="run-r1", correlation_id="r1", occurred_at=at, event_id=event_id_at(position)
-        )
-        self.records.append(Recorded(position, position, at, envelope))
-        return self
-
-    @property
-    def envelopes(self) -> list[Envelope]:
-        return [r.envelope for r in self.records]
-
-    @property
-    def logged(self) -> list[Logged]:
-        return [Logged.of(r) for r in self.records]
-
-
-def event_id_at(position: int) -> UUID:
-    return uuid5(UUID(int=0), f"r1/{position}")
 
 
 async def read_events_of(run: Recording, event_ids: Collection[UUID]) -> list[Recorded]:
