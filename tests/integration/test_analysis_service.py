@@ -15,6 +15,7 @@ from contracts.teams import StepCompleted
 from contracts.values import Team
 from services.analysis.bootstrap import load_library
 from services.analysis.handlers import analysis_work
+from services.housing.entities import extract_entities
 from services.platform.consumer import Consumer
 from services.platform.eventstore import EventStore
 from services.platform.publisher import Publisher
@@ -70,7 +71,7 @@ def step_started(run: str, query: str, focus: list[str], result_events=None):
         step_id="analysis-1",
         team=Team.ANALYSIS,
         task="분석",
-        inputs={"query": query, "focus": focus, "entities": {}},
+        inputs={"query": query, "focus": focus, "entities": reading_of(query)},
         result_events=result_events or {},
         timeout_s=30,
     )
@@ -128,7 +129,7 @@ def named_in_v3(run: str, query: str, focus: list[str]) -> list[Envelope]:
 def copied_in_v2(run: str, query: str, focus: list[str]) -> list[Envelope]:
     """A StepStarted recorded as v2 with the search's result copied in (one in flight at the upgrade), the
     search's StepCompleted left out: a team must answer it from its copies alone."""
-    inputs = {"query": query, "focus": focus, "entities": {}}
+    inputs = {"query": query, "focus": focus, "entities": reading_of(query)}
     event = StepStartedV2(
         run_id=run,
         step_id="analysis-1",
@@ -161,3 +162,8 @@ async def test_a_step_naming_a_result_the_store_does_not_hold_fails_and_says_whi
     failed = events["StepFailed"]
     assert failed["error"]["code"] == "dependency_unreadable" and failed["retryable"] is False
     assert str(lost) in failed["error"]["message"]
+
+
+def reading_of(query: str) -> dict:
+    """The planner's reading of the question, as every StepStarted carries it (the team reads it)."""
+    return extract_entities(query).model_dump(mode="json", exclude_defaults=True)
