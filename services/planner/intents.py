@@ -69,6 +69,8 @@ class Signal:
     # Words of everyday speech ("…하는 법", "사도 될까", "당했어요") that weigh only in a question already
     # about housing: "비트코인 사도 될까요?" is no question for Jipsa.
     needs_housing: bool = False
+    # Words just before that make the match mean something else ("얼마 있어야 돼요" is no duty asked).
+    not_after: re.Pattern[str] | None = None
 
     @property
     def intent(self) -> IntentType | None:
@@ -84,7 +86,9 @@ class Hit:
 
 
 def _signals(*rows: tuple[Topic, float, str]) -> tuple[Signal, ...]:
-    return tuple(Signal(t, w, re.compile(p, re.IGNORECASE), p in _EVERYDAY) for t, w, p in rows)
+    return tuple(
+        Signal(t, w, re.compile(p, re.IGNORECASE), p in _EVERYDAY, _NOT_AFTER.get(p)) for t, w, p in rows
+    )
 
 
 _REQUEST = r"[가-힣\s]{0,4}?(?:줘|주세요|주실|줄래|주라|부탁|해\s*줘|해\s*주|드려|달라)"
@@ -94,6 +98,10 @@ _BUY_OR_NOT = (
     r"|살까\s*말까"
 )
 _EVERYDAY = frozenset((_HARM, _BUY_OR_NOT))
+# What one must have or bring ("얼마 있어야 돼요", "뭐 준비해야 돼요", "서류 챙겨야 하나요") is a practical
+# question of money or papers, not a duty the rules set.
+_NOT_AFTER = {DUTY_ASKED_WORDS: re.compile(r"얼마|돈|뭐|무엇|서류|준비|챙겨")}
+NOT_AFTER_CHARS = 12
 SIGNALS = _signals(
     (
         Topic.LEGAL,
@@ -250,9 +258,6 @@ _SMALL_TALK = re.compile(
 # A price word that labels a figure the person gives ("매매가 5억짜리", "시세 10억 아파트") states a fact of
 # their case; it does not ask what the market is.
 _LABELS_AMOUNT = re.compile(r"\s*(?:은|는|이|가|가격|도)?\s*(?:약\s*)?\d")
-# What one must have or bring ("얼마 있어야 돼요", "뭐 준비해야 돼요", "서류 챙겨야 하나요") is a practical
-# question of money or papers, not of what rules require.
-_PRACTICAL = re.compile(r"얼마|돈|뭐|무엇|서류|준비|챙겨")
 # A thing said to be absent ("대출은 없대요", "근저당 없는 집") is a fact of the case, not what is asked.
 _SAID_ABSENT = re.compile(r"(?:은|는|이|가|도)?\s*(?:전혀\s*|하나도\s*)?없(?:어|대|다|고|는|음|습|으|던)")
 # Both the price of the home and the deposit on it, given: the jeonse-ratio question (전세가율), weighed
@@ -269,10 +274,7 @@ def find_hits(text: str) -> list[Hit]:
         for m in s.pattern.finditer(text)
         if not (s.topic is Topic.MARKET and _LABELS_AMOUNT.match(text, m.end()))
         and not _SAID_ABSENT.match(text, m.end())
-        and not (
-            s.pattern.pattern == DUTY_ASKED_WORDS
-            and _PRACTICAL.search(text[max(0, m.start() - 12) : m.start()])
-        )
+        and not (s.not_after and s.not_after.search(text[max(0, m.start() - NOT_AFTER_CHARS) : m.start()]))
     ]
     for start, end in _clauses(text):
         # A clause that asks for a task by name (계약서 작성해줘, 특약 검토해줘) is that task, whatever
